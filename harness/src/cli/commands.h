@@ -1,0 +1,19 @@
+// The subcommands of `vramlab`: each file registers its own on the CLI11 app.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <string>
+
+namespace vramlab {
+
+void add_trace_commands(CLI::App &app);
+void add_sim_command(CLI::App &app);
+void add_weights_commands(CLI::App &app);
+
+// "512K", "64M", "1G", "4096" -> bytes. Throws CLI::ValidationError with the text.
+uint64_t parse_size(const std::string &s);
+// The weights committed beside the build (harness/weights/handset.txt), found from the binary.
+std::string default_weights_path();
+bool stdout_is_tty();
+
+} // namespace vramlab

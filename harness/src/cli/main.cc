@@ -1,0 +1,69 @@
+// vramlab: trace tools and the VRAM simulator (README.md has the tour).
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "trace/event.h"
+
+namespace vramlab {
+
+uint64_t parse_size(const std::string &s)
+{
+	size_t used = 0;
+	unsigned long long v = 0;
+	try {
+		v = std::stoull(s, &used);
+	} catch (...) {
+		throw CLI::ValidationError("size", "not a size: \"" + s + "\"");
+	}
+	std::string suffix = s.substr(used);
+	uint64_t mult = 1;
+	if (suffix == "K" || suffix == "k" || suffix == "KiB")
+		mult = 1ull << 10;
+	else if (suffix == "M" || suffix == "m" || suffix == "MiB")
+		mult = 1ull << 20;
+	else if (suffix == "G" || suffix == "g" || suffix == "GiB")
+		mult = 1ull << 30;
+	else if (!suffix.empty())
+		throw CLI::ValidationError("size", "unknown size suffix in \"" + s + "\" (use K, M or G)");
+	return v * mult;
+}
+
+std::string default_weights_path()
+{
+	std::error_code ec;
+	auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+	for (auto dir = exe.parent_path(); !ec && !dir.empty() && dir != dir.root_path();
+	     dir = dir.parent_path()) {
+		auto candidate = dir / "weights" / "handset.txt";
+		if (std::filesystem::exists(candidate))
+			return candidate.string();
+	}
+	return "weights/handset.txt";
+}
+
+bool stdout_is_tty() { return isatty(STDOUT_FILENO); }
+
+} // namespace vramlab
+
+int main(int argc, char **argv)
+{
+	CLI::App app{"vramlab: buffer traces and a VRAM placement simulator"};
+	app.require_subcommand(1);
+	vramlab::add_trace_commands(app);
+	vramlab::add_sim_command(app);
+	vramlab::add_weights_commands(app);
+	try {
+		app.parse(argc, argv);
+	} catch (const CLI::ParseError &e) {
+		return app.exit(e);
+	} catch (const vramlab::TraceError &e) {
+		std::fprintf(stderr, "vramlab: %s\n", e.what());
+		return 1;
+	} catch (const std::exception &e) {
+		std::fprintf(stderr, "vramlab: error: %s\n", e.what());
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,209 @@
+// vramlab sim: replay traces through simulated VRAM, print the thesis's Figure 20 table and more.
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "sim/run.h"
+
+namespace vramlab {
+
+namespace {
+
+struct SimArgs {
+	std::vector<std::string> inputs;
+	std::string policies = "lru,minmax,score";
+	std::string vram = "64,128,256,384,512,1024,1536,2048,4096";
+	std::string threshold = "512K";
+	std::string weights;
+	std::string on_destroyed = "skip";
+	unsigned threads = 0;
+	std::string json;
+	bool quiet = false;
+};
+
+std::vector<std::string> split(const std::string &s)
+{
+	std::vector<std::string> out;
+	std::stringstream ss(s);
+	for (std::string item; std::getline(ss, item, ',');)
+		if (!item.empty())
+			out.push_back(item);
+	return out;
+}
+
+struct Total {
+	uint64_t cost = 0, evictions = 0, evicted_bytes = 0, eviction_events = 0, entries = 0,
+	         frag_sum = 0, frag_samples = 0, declined = 0;
+	uint32_t frag_peak = 0;
+	unsigned cut = 0;
+	void add(const SimResult &r)
+	{
+		cost += r.cost;
+		evictions += r.evictions;
+		evicted_bytes += r.evicted_bytes;
+		eviction_events += r.eviction_events;
+		entries += r.entries;
+		frag_sum += r.frag_sum;
+		frag_samples += r.frag_samples;
+		frag_peak = std::max(frag_peak, r.frag_peak);
+		declined += r.declined;
+		cut += r.cut;
+	}
+	void merge(const Total &t)
+	{
+		cost += t.cost;
+		evictions += t.evictions;
+	}
+};
+
+double pct_better(uint64_t base, uint64_t x)
+{
+	return base ? (double(base) - double(x)) / double(base) * 100.0 : 0.0;
+}
+
+void run(const SimArgs &a)
+{
+	RunSpec spec;
+	spec.traces = expand_traces(a.inputs);
+	spec.policies = split(a.policies);
+	if (spec.policies.empty())
+		throw TraceError("--policies is empty");
+	for (auto &p : spec.policies)
+		find_policy(p); // fail early on a typo
+	for (auto &v : split(a.vram)) {
+		const uint64_t mib = parse_size(v);
+		if (mib == 0 || mib > (1u << 20))
+			throw TraceError("--vram: " + v + " MiB is out of range");
+		spec.vram_mib.push_back(mib);
+	}
+	spec.config.threshold = parse_size(a.threshold);
+	Mlp mlp;
+	const bool need_mlp = std::find(spec.policies.begin(), spec.policies.end(), "score") !=
+	                      spec.policies.end();
+	const std::string weights = a.weights.empty() ? default_weights_path() : a.weights;
+	if (need_mlp) {
+		mlp = Mlp::load(weights);
+		spec.config.mlp = &mlp;
+	}
+	if (a.on_destroyed == "skip")
+		spec.on_destroyed = OnDestroyed::Skip;
+	else if (a.on_destroyed == "repair")
+		spec.on_destroyed = OnDestroyed::Repair;
+	spec.threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+	spec.progress = !a.quiet && isatty(STDERR_FILENO);
+#ifdef VRAMLAB_CHECK_INVARIANTS
+	spec.config.check_every = 100000;
+#endif
+
+	const RunOutput out = run_all(spec);
+
+	// Totals per (VRAM size, policy), summed over traces, as the thesis's benchmark mode printed.
+	std::map<std::pair<uint64_t, std::string>, Total> tot;
+	for (auto &row : out.rows)
+		tot[{row.vram_mib, row.policy}].add(row.r);
+	uint64_t skipped = 0;
+	for (auto &l : out.loads)
+		skipped += l.skipped;
+
+	const std::string &base = spec.policies[0];
+	std::printf("%zu traces, policies %s (baseline %s), events on destroyed ids: %s (%llu %s)\n\n",
+	            spec.traces.size(), a.policies.c_str(), base.c_str(), a.on_destroyed.c_str(),
+	            (unsigned long long)skipped,
+	            a.on_destroyed == "skip" ? "skipped" : "unresolved, skipped");
+	std::printf("%6s  %-7s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
+	            "vs base", "evictions", "moved MiB", "swap %", "frag avg", "peak", "cut");
+	std::map<std::string, Total> grand;
+	for (uint64_t v : spec.vram_mib) {
+		const Total &b = tot[{v, base}];
+		for (auto &p : spec.policies) {
+			const Total &t = tot[{v, p}];
+			grand[p].merge(t);
+			char vs[32] = "";
+			if (p != base) {
+				const double d = pct_better(b.cost, t.cost);
+				std::snprintf(vs, sizeof vs, "%+.2f%%", d);
+			}
+			std::printf("%5lluM  %-7s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
+			            (unsigned long long)v, p.c_str(), (unsigned long long)t.cost, vs,
+			            (unsigned long long)t.evictions, t.evicted_bytes / 1048576.0,
+			            t.entries ? 100.0 * t.eviction_events / t.entries : 0.0,
+			            t.frag_samples ? double(t.frag_sum) / t.frag_samples : 0.0, t.frag_peak,
+			            t.cut);
+		}
+	}
+	std::printf("\nTotal over all sizes (vs %s, positive = cheaper):\n", base.c_str());
+	for (auto &p : spec.policies)
+		std::printf("  %-7s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
+		            (unsigned long long)grand[p].cost, pct_better(grand[base].cost, grand[p].cost),
+		            (unsigned long long)grand[p].evictions);
+	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
+	             out.replayed / 1e6, out.seconds, out.replayed / 1e6 / out.seconds, spec.threads);
+
+	if (!a.json.empty()) {
+		nlohmann::json j;
+		j["config"] = {{"policies", spec.policies},
+		               {"vram_mib", spec.vram_mib},
+		               {"threshold_bytes", spec.config.threshold},
+		               {"weights", need_mlp ? weights : ""},
+		               {"on_destroyed", a.on_destroyed},
+		               {"traces", spec.traces.size()}};
+		auto &res = j["results"] = nlohmann::json::array();
+		for (auto &row : out.rows)
+			res.push_back({{"trace", row.trace},
+			               {"vram_mib", row.vram_mib},
+			               {"policy", row.policy},
+			               {"cost", row.r.cost},
+			               {"evictions", row.r.evictions},
+			               {"evicted_bytes", row.r.evicted_bytes},
+			               {"eviction_events", row.r.eviction_events},
+			               {"moves_in", row.r.moves_in},
+			               {"declined", row.r.declined},
+			               {"skipped_events", row.skipped},
+			               {"cut", row.r.cut},
+			               {"entries", row.r.entries},
+			               {"frag_mean", row.r.frag_mean()},
+			               {"frag_peak", row.r.frag_peak}});
+		auto &loads = j["traces"] = nlohmann::json::array();
+		for (auto &l : out.loads)
+			loads.push_back({{"trace", l.trace},
+			                 {"entries", l.entries},
+			                 {"skipped_events", l.skipped},
+			                 {"repair_moved", l.repair.moved},
+			                 {"repair_ambiguous", l.repair.ambiguous},
+			                 {"repair_unresolved", l.repair.unresolved}});
+		j["seconds"] = out.seconds;
+		j["entries_replayed"] = out.replayed;
+		std::ofstream f(a.json);
+		f << j.dump(1) << "\n";
+		if (!f)
+			throw TraceError(a.json + ": cannot write");
+	}
+}
+
+} // namespace
+
+void add_sim_command(CLI::App &app)
+{
+	static SimArgs a;
+	auto *sim = app.add_subcommand("sim", "replay traces through simulated VRAM");
+	sim->add_option("TRACE", a.inputs, "trace files or directories of them")->required();
+	sim->add_option("--policies", a.policies, "comma-separated; the first is the baseline")
+	    ->capture_default_str();
+	sim->add_option("--vram", a.vram, "VRAM sizes in MiB")->capture_default_str();
+	sim->add_option("--threshold", a.threshold, "min-max size threshold")->capture_default_str();
+	sim->add_option("--weights", a.weights, "score weights file (default weights/handset.txt)");
+	sim->add_option("--on-destroyed", a.on_destroyed, "events on destroyed ids: skip or repair")
+	    ->check(CLI::IsMember({"skip", "repair"}))
+	    ->capture_default_str();
+	sim->add_option("--threads", a.threads, "worker threads (default: all cores)");
+	sim->add_option("--json", a.json, "write every figure to this JSON file");
+	sim->add_flag("--quiet", a.quiet, "no progress line");
+	sim->callback([] { run(a); });
+}
+
+} // namespace vramlab

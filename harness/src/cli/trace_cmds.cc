@@ -1,0 +1,297 @@
+// vramlab trace stats | show | convert | repair
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "trace/format.h"
+#include "trace/repair.h"
+#include "trace/stats.h"
+
+namespace vramlab {
+
+namespace {
+
+Format format_for_output(const std::string &path, const std::string &to, Format fallback)
+{
+	if (!to.empty())
+		return parse_format(to);
+	auto ends = [&](const char *ext) {
+		const std::string e(ext);
+		return path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0;
+	};
+	if (ends(".bin"))
+		return Format::Bostats1;
+	if (ends(".vrl") || ends(".zst"))
+		return Format::V2;
+	if (ends(".txt"))
+		return Format::Text;
+	return fallback;
+}
+
+void cmd_stats(const std::vector<std::string> &files, bool json)
+{
+	nlohmann::json arr = nlohmann::json::array();
+	if (!json)
+		std::printf("%-20s %8s %10s %8s %10s %10s %9s %8s %10s %8s %8s\n", "trace", "buffers",
+		            "runtime_ms", "creates", "cpu_ops", "reads", "writes", "destroys",
+		            "on_destr.", "rep.destr", "unused");
+	for (auto &f : files) {
+		auto r = open_trace(f);
+		const TraceStats s = compute_stats(*r, base_name(f));
+		if (json) {
+			arr.push_back({{"name", s.name},
+			               {"buffers", s.buffers},
+			               {"runtime_ms", s.runtime_ms},
+			               {"creates", s.creates},
+			               {"cpu_ops", s.cpu_ops},
+			               {"reads", s.reads},
+			               {"writes", s.writes},
+			               {"destroys", s.destroys},
+			               {"events_on_destroyed", s.events_on_destroyed},
+			               {"repeated_destroys", s.repeated_destroys},
+			               {"never_used", s.never_used}});
+		} else {
+			std::printf("%-20s %8llu %10llu %8llu %10llu %10llu %9llu %8llu %10llu %8llu %8llu\n",
+			            s.name.c_str(), (unsigned long long)s.buffers,
+			            (unsigned long long)s.runtime_ms, (unsigned long long)s.creates,
+			            (unsigned long long)s.cpu_ops, (unsigned long long)s.reads,
+			            (unsigned long long)s.writes, (unsigned long long)s.destroys,
+			            (unsigned long long)s.events_on_destroyed,
+			            (unsigned long long)s.repeated_destroys, (unsigned long long)s.never_used);
+		}
+	}
+	if (json)
+		std::printf("%s\n", arr.dump(2).c_str());
+}
+
+void cmd_show(const std::string &file, const std::string &color)
+{
+	const bool tty = color == "always" || (color == "auto" && stdout_is_tty());
+	auto r = open_trace(file);
+	const bool fine = r->info().format == Format::V2; // microsecond times
+	for (auto &[k, v] : r->info().meta)
+		std::printf("# %s: %s\n", k.c_str(), v.c_str());
+	static const char *const kColor[] = {"\033[32m", "\033[36m", "\033[33m", "\033[31m",
+	                                     "\033[35m", "\033[1m",  "\033[34m", "\033[2m"};
+	Event e;
+	char when[48];
+	while (r->next(e)) {
+		if (fine)
+			std::snprintf(when, sizeof when, "%llu.%03llu ms",
+			              (unsigned long long)(e.time_us / 1000),
+			              (unsigned long long)(e.time_us % 1000));
+		else
+			std::snprintf(when, sizeof when, "%llu ms", (unsigned long long)(e.time_us / 1000));
+		const char *on = tty ? kColor[unsigned(e.type)] : "";
+		const char *off = tty ? "\033[0m" : "";
+		switch (e.type) {
+		case EventType::Create:
+			std::printf("%screate buffer %u at %s (%llu bytes%s)%s\n", on, e.id, when,
+			            (unsigned long long)e.size, e.high_prio ? ", high priority" : "", off);
+			break;
+		case EventType::Frame: std::printf("%send of frame at %s%s\n", on, when, off); break;
+		case EventType::Score:
+			std::printf("%sscore buffer %u at %s: %u%s\n", on, e.id, when, e.score, off);
+			break;
+		case EventType::Context:
+			std::printf("%scontext %u from %s%s\n", on, e.id, when, off);
+			break;
+		default:
+			std::printf("%s%s buffer %u at %s%s\n", on, std::string(event_name(e.type)).c_str(),
+			            e.id, when, off);
+		}
+	}
+}
+
+// Counts what a conversion loses, so the user is told.
+struct Losses {
+	uint64_t on_destroyed = 0, v2_only = 0, domains = 0, clipped = 0, sub_ms = 0;
+	bool meta = false;
+};
+
+uint32_t count_creates(const std::string &file)
+{
+	auto r = open_trace(file);
+	Event e;
+	uint32_t n = 0;
+	while (r->next(e))
+		n += e.type == EventType::Create;
+	return n;
+}
+
+void cmd_convert(const std::string &in, const std::string &out, const std::string &to,
+                 const std::vector<std::string> &meta)
+{
+	auto r = open_trace(in);
+	const Format target = format_for_output(out, to, Format::V2);
+	TraceInfo info = r->info();
+	info.format = target;
+	if (target == Format::Bostats1 && !info.declared_buffers)
+		info.declared_buffers = count_creates(in);
+	if (!info.meta.count("source"))
+		info.meta["source"] = "converted from " + std::string(format_name(r->info().format)) +
+		                      " " + base_name(in);
+	for (auto &kv : meta) {
+		auto eq = kv.find('=');
+		if (eq == std::string::npos || eq == 0)
+			throw TraceError("--meta wants key=value, got \"" + kv + "\"");
+		info.meta[kv.substr(0, eq)] = kv.substr(eq + 1);
+	}
+	auto w = make_writer(target, out, info);
+	Losses loss;
+	loss.meta = target != Format::V2 && !info.meta.empty();
+	std::vector<bool> dead;
+	Event e;
+	uint64_t last_ms = 0, written = 0;
+	while (r->next(e)) {
+		if (e.type == EventType::Create) {
+			dead.resize(std::max<size_t>(dead.size(), e.id + 1));
+		} else if (e.type <= EventType::Cpu && dead[e.id] && target == Format::V2) {
+			loss.on_destroyed++; // v2 cannot name a dead buffer
+			continue;
+		}
+		if (e.type == EventType::Destroy)
+			dead[e.id] = true;
+		if (target != Format::V2) {
+			if (e.type > EventType::Cpu) {
+				loss.v2_only++;
+				continue;
+			}
+			loss.domains += e.domain != 0;
+			loss.sub_ms += e.time_us % 1000 != 0;
+			const uint64_t ms = e.time_us / 1000;
+			if (target == Format::Bostats1 && ms > last_ms + 31)
+				loss.clipped++;
+			last_ms = ms;
+		}
+		w->write(e);
+		written++;
+	}
+	w->close();
+	std::fprintf(stderr, "%s -> %s (%s): %llu events written\n", in.c_str(), out.c_str(),
+	             std::string(format_name(target)).c_str(), (unsigned long long)written);
+	if (loss.on_destroyed)
+		std::fprintf(stderr, "  dropped %llu events on destroyed buffers (v2 cannot hold them; "
+		                     "run `vramlab trace repair` first to keep them)\n",
+		             (unsigned long long)loss.on_destroyed);
+	if (loss.v2_only)
+		std::fprintf(stderr, "  dropped %llu frame/score/context records\n",
+		             (unsigned long long)loss.v2_only);
+	if (loss.domains)
+		std::fprintf(stderr, "  dropped the requested domain of %llu events\n",
+		             (unsigned long long)loss.domains);
+	if (loss.sub_ms)
+		std::fprintf(stderr, "  rounded %llu sub-millisecond times down to ms\n",
+		             (unsigned long long)loss.sub_ms);
+	if (loss.clipped)
+		std::fprintf(stderr, "  clipped %llu gaps longer than 31 ms (bostats1 limit)\n",
+		             (unsigned long long)loss.clipped);
+	if (loss.meta)
+		std::fprintf(stderr, "  dropped the metadata header\n");
+}
+
+void cmd_repair(const std::string &in, const std::string &out, const std::string &to)
+{
+	// Pass 1: which buffers never get an entry of their own; and the totals to keep.
+	auto r1 = open_trace(in);
+	const Format target = format_for_output(out, to, r1->info().format);
+	std::vector<bool> never_used;
+	Event e;
+	while (r1->next(e)) {
+		if (e.type == EventType::Create)
+			never_used.resize(std::max<size_t>(never_used.size(), e.id + 1), true);
+		else if (e.type <= EventType::Cpu)
+			never_used[e.id] = false;
+	}
+	const TraceStats before = [&] {
+		auto r = open_trace(in);
+		return compute_stats(*r, base_name(in));
+	}();
+	// Pass 2: rewrite.
+	auto r2 = open_trace(in);
+	TraceInfo info = r2->info();
+	Repairer rep(std::move(never_used));
+	auto w = make_writer(target, out, info);
+	uint64_t dropped = 0;
+	std::vector<bool> dead;
+	while (r2->next(e)) {
+		e.id = rep.map(e.type, e.id);
+		if (e.type == EventType::Create)
+			dead.resize(std::max<size_t>(dead.size(), e.id + 1));
+		else if (e.type <= EventType::Cpu && dead[e.id] && target == Format::V2) {
+			dropped++;
+			continue;
+		}
+		if (e.type == EventType::Destroy)
+			dead[e.id] = true;
+		w->write(e);
+	}
+	w->close();
+	auto r3 = open_trace(out);
+	const TraceStats after = compute_stats(*r3, base_name(out));
+	const RepairReport &rp = rep.report();
+	std::printf("%s -> %s\n", in.c_str(), out.c_str());
+	std::printf("  events on destroyed ids: %llu before, %llu after\n",
+	            (unsigned long long)before.events_on_destroyed,
+	            (unsigned long long)after.events_on_destroyed);
+	std::printf("  moved %llu events to %llu buffers that had no entries of their own\n",
+	            (unsigned long long)rp.moved, (unsigned long long)rp.claimed);
+	std::printf("  ambiguous: %llu claims had several candidates; the earliest created after the "
+	            "destroy was taken\n",
+	            (unsigned long long)rp.ambiguous);
+	std::printf("  unresolved: %llu events had no candidate and stay where they were%s\n",
+	            (unsigned long long)rp.unresolved,
+	            dropped ? " (dropped: v2 cannot hold them)" : "");
+	std::printf("  never used: %llu before, %llu after\n", (unsigned long long)before.never_used,
+	            (unsigned long long)after.never_used);
+	const bool same = before.buffers == after.buffers && before.runtime_ms == after.runtime_ms &&
+	                  before.creates == after.creates && before.cpu_ops == after.cpu_ops &&
+	                  before.reads == after.reads && before.writes == after.writes &&
+	                  before.destroys == after.destroys;
+	if (!same && !dropped)
+		throw TraceError(out + ": repair changed the Appendix A totals (a bug)");
+	std::printf("  Appendix A totals (buffers, runtime, creates, cpu ops, reads, writes, "
+	            "destroys): %s\n",
+	            same ? "unchanged" : "changed by the dropped events");
+}
+
+} // namespace
+
+void add_trace_commands(CLI::App &app)
+{
+	auto *trace = app.add_subcommand("trace", "read, show, convert and repair buffer traces");
+	trace->require_subcommand(1);
+
+	auto *stats = trace->add_subcommand("stats", "per-trace counts (Appendix A) and corpus defects");
+	static std::vector<std::string> stats_files;
+	static bool stats_json = false;
+	stats->add_option("FILE", stats_files, "trace files")->required()->check(CLI::ExistingFile);
+	stats->add_flag("--json", stats_json, "print a JSON array");
+	stats->callback([] { cmd_stats(stats_files, stats_json); });
+
+	auto *show = trace->add_subcommand("show", "print one event a line");
+	static std::string show_file, show_color = "auto";
+	show->add_option("FILE", show_file)->required()->check(CLI::ExistingFile);
+	show->add_option("--color", show_color, "auto, always or never")
+	    ->check(CLI::IsMember({"auto", "always", "never"}));
+	show->callback([] { cmd_show(show_file, show_color); });
+
+	auto *convert = trace->add_subcommand("convert", "convert between text, bostats1 and v2");
+	static std::string conv_in, conv_out, conv_to;
+	static std::vector<std::string> conv_meta;
+	convert->add_option("IN", conv_in)->required()->check(CLI::ExistingFile);
+	convert->add_option("OUT", conv_out)->required();
+	convert->add_option("--to", conv_to, "text, bostats1 or v2 (default: from OUT's extension "
+	                                     ".txt/.bin/.vrl, else v2)");
+	convert->add_option("--meta", conv_meta, "key=value for the v2 header (repeatable)");
+	convert->callback([] { cmd_convert(conv_in, conv_out, conv_to, conv_meta); });
+
+	auto *repair = trace->add_subcommand("repair", "re-attribute events on destroyed buffer ids");
+	static std::string rep_in, rep_out, rep_to;
+	repair->add_option("IN", rep_in)->required()->check(CLI::ExistingFile);
+	repair->add_option("OUT", rep_out)->required();
+	repair->add_option("--to", rep_to, "output format (default: as the input)");
+	repair->callback([] { cmd_repair(rep_in, rep_out, rep_to); });
+}
+
+} // namespace vramlab

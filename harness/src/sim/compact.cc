@@ -1,0 +1,58 @@
+#include "sim/compact.h"
+
+#include "trace/format.h"
+#include "trace/stats.h"
+
+namespace vramlab {
+
+CompactTrace load_compact(const std::string &path, OnDestroyed mode)
+{
+	CompactTrace t;
+	t.name = base_name(path);
+	auto r = open_trace(path);
+	std::vector<uint32_t> raw;
+	Event e;
+	while (r->next(e)) {
+		if (e.type > EventType::Cpu)
+			continue;
+		if (e.id > CompactTrace::kIdMask)
+			throw TraceError(path + ": buffer id " + std::to_string(e.id) + " too large");
+		if (e.type == EventType::Create) {
+			t.size.push_back(e.size);
+			t.prio.push_back(e.high_prio);
+		}
+		raw.push_back(CompactTrace::pack(e.type, e.id));
+	}
+	const size_t n = t.size.size();
+	if (mode == OnDestroyed::Repair) {
+		std::vector<bool> never_used(n, true);
+		for (uint32_t op : raw)
+			if (op >> CompactTrace::kTypeShift != uint32_t(EventType::Create))
+				never_used[op & CompactTrace::kIdMask] = false;
+		Repairer rep(std::move(never_used));
+		for (uint32_t &op : raw) {
+			const auto type = EventType(op >> CompactTrace::kTypeShift);
+			op = CompactTrace::pack(type, rep.map(type, op & CompactTrace::kIdMask));
+		}
+		t.repair = rep.report();
+	}
+	// Drop what still falls on a destroyed id (all of it in skip mode, the unresolved in repair).
+	std::vector<bool> dead(n, false);
+	t.ops.reserve(raw.size());
+	for (uint32_t op : raw) {
+		const auto type = EventType(op >> CompactTrace::kTypeShift);
+		const uint32_t id = op & CompactTrace::kIdMask;
+		if (type != EventType::Create) {
+			if (dead[id]) {
+				t.skipped++;
+				continue;
+			}
+			if (type == EventType::Destroy)
+				dead[id] = true;
+		}
+		t.ops.push_back(op);
+	}
+	return t;
+}
+
+} // namespace vramlab

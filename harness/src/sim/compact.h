@@ -1,0 +1,30 @@
+// A trace decoded once into the compact form every simulation replays: 4 bytes an entry.
+// Frames, scores and contexts are dropped (the model has no use for them); events on destroyed
+// ids are skipped or repaired here, once, not in the replay loop, and counted.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "trace/repair.h"
+
+namespace vramlab {
+
+enum class OnDestroyed { Skip, Repair };
+
+struct CompactTrace {
+	static constexpr unsigned kTypeShift = 29;
+	static constexpr uint32_t kIdMask = (1u << kTypeShift) - 1;
+	static uint32_t pack(EventType t, uint32_t id) { return uint32_t(t) << kTypeShift | id; }
+
+	std::string name;
+	std::vector<uint32_t> ops;   // type << 29 | buffer id; only create/read/write/cpu/destroy
+	std::vector<uint64_t> size;  // per buffer
+	std::vector<uint8_t> prio;   // per buffer: high priority
+	uint64_t skipped = 0;        // events on destroyed ids left out
+	RepairReport repair;         // what repair did (OnDestroyed::Repair)
+};
+
+CompactTrace load_compact(const std::string &path, OnDestroyed mode);
+
+} // namespace vramlab

@@ -1,0 +1,155 @@
+// The one replay loop every policy runs through (cost-model.md). A policy is a class with:
+//
+//   P(const CompactTrace &, const SimConfig &);
+//   bool top_down(uint32_t id) const;            where to place it
+//   void created(uint32_t id, uint32_t pos);     a create (before its placement)
+//   void gpu(uint32_t id, uint32_t pos, bool w); a GPU access (before any move decision)
+//   void cpu(uint32_t id);                       a CPU map (not a use)
+//   void inserted(uint32_t id, uint64_t addr);   it became resident
+//   void touched(uint32_t id);                   a GPU access while resident
+//   void removed(uint32_t id);                   it left VRAM (eviction or destroy)
+//   uint32_t victim(uint32_t in, uint64_t size); who to evict next to make room for `in`
+//   bool admit(uint32_t in, uint32_t victim);    false: serve `in` from RAM instead
+//
+// Zero-size buffers take no space, are resident from their create on and are never shown to
+// the policy as residents. The loop is a template so each policy's calls inline.
+#pragma once
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "sim/cost.h"
+#include "sim/sim.h"
+#include "sim/vram.h"
+
+namespace vramlab {
+
+inline constexpr uint32_t kNoBuffer = UINT32_MAX;
+
+template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
+{
+	P p(t, c);
+	Vram vram(c.vram);
+	SimResult r;
+	const size_t n = t.size.size();
+	std::vector<uint64_t> addr(n, 0);
+	std::vector<uint8_t> resident(n, 0);
+	const uint64_t *size = t.size.data();
+	uint64_t used = 0;
+	bool evicted_now = false;
+
+	auto evict = [&](uint32_t v) {
+		const uint64_t b = size[v];
+		r.cost += cost::move(b);
+		r.evictions++;
+		r.evicted_bytes += b;
+		vram.release(addr[v], b);
+		used -= b;
+		resident[v] = 0;
+		p.removed(v);
+		evicted_now = true;
+	};
+	auto move_in = [&](uint32_t id, uint64_t b) {
+		while (!vram.fits(b)) {
+			const uint32_t v = p.victim(id, b);
+			if (v == kNoBuffer)
+				throw std::logic_error("policy found no victim while VRAM is not empty");
+			if (!p.admit(id, v)) {
+				r.declined++;
+				return false;
+			}
+			evict(v);
+		}
+		addr[id] = vram.place(b, p.top_down(id));
+		used += b;
+		resident[id] = 1;
+		r.moves_in++;
+		p.inserted(id, addr[id]);
+		return true;
+	};
+	auto check = [&](size_t pos) {
+		if (const char *err = vram.check(); *err)
+			throw std::logic_error("invariant broken at entry " + std::to_string(pos) + ": " + err);
+		if (used + vram.free_bytes() != vram.size())
+			throw std::logic_error("used + free != VRAM size at entry " + std::to_string(pos));
+		std::vector<std::pair<uint64_t, uint64_t>> live;
+		for (size_t i = 0; i < n; i++)
+			if (resident[i] && size[i])
+				live.push_back({addr[i], size[i]});
+		std::sort(live.begin(), live.end());
+		for (size_t i = 1; i < live.size(); i++)
+			if (live[i - 1].first + live[i - 1].second > live[i].first)
+				throw std::logic_error("overlapping buffers at entry " + std::to_string(pos));
+	};
+
+	uint32_t frag_tick = 0;
+	const size_t nops = t.ops.size();
+	for (size_t pos = 0; pos < nops; pos++) {
+		const uint32_t op = t.ops[pos];
+		const uint32_t id = op & CompactTrace::kIdMask;
+		const uint64_t b = size[id];
+		evicted_now = false;
+		switch (EventType(op >> CompactTrace::kTypeShift)) {
+		case EventType::Create:
+			if (b >= c.vram) {
+				r.cut = true;
+				goto done;
+			}
+			p.created(id, uint32_t(pos));
+			if (b == 0) {
+				resident[id] = 1;
+				r.cost += cost::move(0);
+			} else if (move_in(id, b)) {
+				r.cost += cost::move(b);
+			} else {
+				r.cost += cost::gpu_read_ram(b);
+			}
+			break;
+		case EventType::Read:
+		case EventType::Write: {
+			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
+			p.gpu(id, uint32_t(pos), w);
+			if (resident[id]) {
+				r.cost += b; // below the clamp: sizes are under VRAM size <= 4 GiB
+				if (b)
+					p.touched(id);
+			} else if (move_in(id, b)) {
+				r.cost += cost::move(b);
+			} else {
+				r.cost += w ? cost::gpu_write_ram(b) : cost::gpu_read_ram(b);
+			}
+			break;
+		}
+		case EventType::Cpu:
+			r.cost += resident[id] ? cost::cpu_vram(b) : cost::cpu_ram(b);
+			p.cpu(id);
+			break;
+		case EventType::Destroy:
+			if (resident[id] && b) {
+				vram.release(addr[id], b);
+				used -= b;
+				p.removed(id);
+			}
+			resident[id] = 0;
+			break;
+		default: break;
+		}
+		r.entries++;
+		r.eviction_events += evicted_now;
+		if (++frag_tick == 10) {
+			frag_tick = 0;
+			const uint32_t f = vram.holes() ? vram.holes() - 1 : 0;
+			r.frag_sum += f;
+			r.frag_samples++;
+			r.frag_peak = std::max(r.frag_peak, f);
+		}
+		if (c.check_every && pos % c.check_every == 0)
+			check(pos);
+	}
+done:
+	if (c.check_every)
+		check(nops);
+	return r;
+}
+
+} // namespace vramlab

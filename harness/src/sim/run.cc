@@ -1,0 +1,164 @@
+#include "sim/run.h"
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <unistd.h>
+
+namespace vramlab {
+
+const std::vector<PolicyInfo> &policies()
+{
+	static const std::vector<PolicyInfo> list = {
+	    {"lru", "least recently used first, bottom-up placement", simulate_lru},
+	    {"minmax", "LRU, buffers >= threshold placed top-down", simulate_minmax},
+	    {"score", "thesis MLP score, lowest first, may serve from RAM", simulate_score},
+	    {"gdsf", "Greedy-Dual-Size-Frequency with the cost model", simulate_gdsf},
+	    {"belady", "offline contiguity-aware reference (knows the future)", simulate_belady},
+	};
+	return list;
+}
+
+const PolicyInfo &find_policy(const std::string &name)
+{
+	for (auto &p : policies())
+		if (name == p.name)
+			return p;
+	std::string known;
+	for (auto &p : policies())
+		known += std::string(known.empty() ? "" : ", ") + p.name;
+	throw std::invalid_argument("unknown policy \"" + name + "\" (known: " + known + ")");
+}
+
+std::vector<std::string> expand_traces(const std::vector<std::string> &args)
+{
+	namespace fs = std::filesystem;
+	std::vector<std::string> out;
+	for (auto &a : args) {
+		std::error_code ec;
+		if (fs::is_directory(a, ec)) {
+			std::vector<std::string> files;
+			for (auto &e : fs::directory_iterator(a)) {
+				const auto ext = e.path().extension().string();
+				if (e.is_regular_file() && (ext == ".bin" || ext == ".vrl" || ext == ".txt" ||
+				                            ext == ".zst" || ext == ".gz") &&
+				    e.path().filename() != "INDEX.txt")
+					files.push_back(e.path().string());
+			}
+			std::sort(files.begin(), files.end());
+			if (files.empty())
+				throw TraceError(a + ": no trace files (*.bin, *.vrl, *.txt, *.zst, *.gz) in directory");
+			out.insert(out.end(), files.begin(), files.end());
+		} else {
+			out.push_back(a);
+		}
+	}
+	return out;
+}
+
+RunOutput run_all(const RunSpec &spec)
+{
+	RunOutput out;
+	const auto t0 = std::chrono::steady_clock::now();
+	std::vector<const PolicyInfo *> pols;
+	for (auto &p : spec.policies)
+		pols.push_back(&find_policy(p));
+	const size_t per_trace = pols.size() * spec.vram_mib.size();
+	const size_t total = per_trace * spec.traces.size();
+	out.rows.resize(total);
+
+	std::atomic<size_t> done{0};
+	std::atomic<uint64_t> replayed{0};
+	std::atomic<bool> finished{false};
+	std::mutex name_mu;
+	std::string current;
+	std::thread progress;
+	if (spec.progress) {
+		progress = std::thread([&] {
+			while (!finished.load()) {
+				std::this_thread::sleep_for(std::chrono::milliseconds(250));
+				const double s =
+				    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+				std::lock_guard lk(name_mu);
+				std::fprintf(stderr, "\r\033[K[%zu/%zu runs] %.1f M entries replayed, %.0f M/s, %.0f s  %s",
+				             done.load(), total, replayed.load() / 1e6,
+				             replayed.load() / 1e6 / (s > 0 ? s : 1), s, current.c_str());
+				std::fflush(stderr);
+			}
+		});
+	}
+
+	auto load = [&](size_t k) {
+		return std::async(std::launch::async,
+		                  [&spec, k] { return load_compact(spec.traces[k], spec.on_destroyed); });
+	};
+	std::exception_ptr error;
+	try {
+		std::future<CompactTrace> next;
+		if (!spec.traces.empty())
+			next = load(0);
+		for (size_t k = 0; k < spec.traces.size(); k++) {
+			const CompactTrace trace = next.get();
+			if (k + 1 < spec.traces.size())
+				next = load(k + 1);
+			{
+				std::lock_guard lk(name_mu);
+				current = trace.name;
+			}
+			out.loads.push_back({trace.name, trace.ops.size(), trace.skipped, trace.repair});
+			std::atomic<size_t> task{0};
+			auto worker = [&] {
+				for (size_t i; (i = task.fetch_add(1)) < per_trace;) {
+					const size_t v = i / pols.size(), pi = i % pols.size();
+					SimConfig c = spec.config;
+					c.vram = spec.vram_mib[v] << 20;
+					RunRow &row = out.rows[k * per_trace + i];
+					row.trace = trace.name;
+					row.policy = pols[pi]->name;
+					row.vram_mib = spec.vram_mib[v];
+					row.skipped = trace.skipped;
+					row.r = pols[pi]->run(trace, c);
+					replayed += row.r.entries;
+					done++;
+				}
+			};
+			std::vector<std::thread> pool;
+			std::exception_ptr werr;
+			std::mutex werr_mu;
+			for (unsigned w = 0; w < std::max(1u, spec.threads); w++)
+				pool.emplace_back([&] {
+					try {
+						worker();
+					} catch (...) {
+						std::lock_guard lk(werr_mu);
+						werr = std::current_exception();
+						task = per_trace; // stop the others early
+					}
+				});
+			for (auto &th : pool)
+				th.join();
+			if (werr)
+				std::rethrow_exception(werr);
+		}
+	} catch (...) {
+		error = std::current_exception();
+	}
+	finished = true;
+	if (progress.joinable()) {
+		progress.join();
+		std::fprintf(stderr, "\r\033[K");
+	}
+	if (error)
+		std::rethrow_exception(error);
+	out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+	out.replayed = replayed.load();
+	return out;
+}
+
+} // namespace vramlab

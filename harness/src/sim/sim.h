@@ -1,0 +1,47 @@
+// What one simulation takes and gives, and the list of policies.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mlp/mlp.h"
+#include "sim/compact.h"
+
+namespace vramlab {
+
+struct SimConfig {
+	uint64_t vram = 256ull << 20;          // bytes
+	uint64_t threshold = 512 << 10;        // min-max: buffers >= this go top-down
+	const Mlp *mlp = nullptr;              // score policy weights
+	uint32_t check_every = 0;              // check invariants every N entries (0 = never)
+};
+
+struct SimResult {
+	uint64_t cost = 0;
+	uint64_t evictions = 0, evicted_bytes = 0;
+	uint64_t eviction_events = 0; // entries that caused at least one eviction
+	uint64_t entries = 0;         // entries replayed
+	uint64_t moves_in = 0;        // buffers moved into VRAM (creates included)
+	uint64_t declined = 0;        // move-ins a policy declined (served from RAM)
+	uint64_t frag_sum = 0, frag_samples = 0;
+	uint32_t frag_peak = 0;
+	bool cut = false;
+	double frag_mean() const { return frag_samples ? double(frag_sum) / frag_samples : 0; }
+};
+
+using SimFn = SimResult (*)(const CompactTrace &, const SimConfig &);
+struct PolicyInfo {
+	const char *name;
+	const char *summary;
+	SimFn run;
+};
+const std::vector<PolicyInfo> &policies();
+const PolicyInfo &find_policy(const std::string &name); // throws std::invalid_argument
+
+SimResult simulate_lru(const CompactTrace &, const SimConfig &);
+SimResult simulate_minmax(const CompactTrace &, const SimConfig &);
+SimResult simulate_score(const CompactTrace &, const SimConfig &);
+SimResult simulate_gdsf(const CompactTrace &, const SimConfig &);
+SimResult simulate_belady(const CompactTrace &, const SimConfig &);
+
+} // namespace vramlab

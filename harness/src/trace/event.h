@@ -1,0 +1,41 @@
+// One buffer event, the common currency of every trace reader and writer.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace vramlab {
+
+enum class EventType : uint8_t {
+	Create = 0,
+	Read = 1,
+	Write = 2,
+	Destroy = 3,
+	Cpu = 4,
+	Frame = 5,   // v2 only: end of a frame
+	Score = 6,   // v2 only: score sent for a buffer
+	Context = 7, // v2 only: following events belong to this context
+};
+
+// Domain bits, as radeon's uapi uses them.
+enum : uint8_t { DomainVram = 1, DomainGtt = 2, DomainCpu = 4 };
+
+struct Event {
+	EventType type = EventType::Create;
+	uint8_t domain = 0;   // 0 = unknown
+	bool high_prio = false;
+	uint32_t id = 0;      // buffer id: creation order index (also the context id for Context)
+	uint64_t size = 0;    // Create only
+	uint64_t time_us = 0; // absolute, from the trace's origin
+	uint32_t score = 0;   // Score only
+};
+
+std::string_view event_name(EventType t);
+
+// Thrown by every parser: says what went wrong and where (file, byte offset or line).
+struct TraceError : std::runtime_error {
+	using std::runtime_error::runtime_error;
+};
+
+} // namespace vramlab

@@ -1,0 +1,53 @@
+// Trace readers and writers for the three formats: the thesis's raw text, its binary `bostats1`,
+// and vramlab's v2 (docs/trace-v2.md). Readers stream: one event at a time.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include "trace/event.h"
+#include "trace/io.h"
+
+namespace vramlab {
+
+enum class Format { Text, Bostats1, V2 };
+std::string_view format_name(Format f);
+Format parse_format(const std::string &name); // "text", "bostats1", "v2"
+
+struct TraceInfo {
+	Format format = Format::Text;
+	uint32_t declared_buffers = 0; // bostats1 header N (0 when the format has none)
+	std::map<std::string, std::string> meta; // v2 header
+};
+
+class TraceReader {
+public:
+	virtual ~TraceReader() = default;
+	// The next event; false at the end of the trace. Throws TraceError on bad input.
+	virtual bool next(Event &e) = 0;
+	const TraceInfo &info() const { return info_; }
+
+protected:
+	TraceInfo info_;
+};
+
+// Opens any of the three formats (compressed or not) and detects which it is.
+std::unique_ptr<TraceReader> open_trace(const std::string &path);
+// The same, from memory (fuzzing and tests).
+std::unique_ptr<TraceReader> open_trace_memory(const uint8_t *data, size_t size,
+                                               const std::string &name);
+
+class TraceWriter {
+public:
+	virtual ~TraceWriter() = default;
+	virtual void write(const Event &e) = 0;
+	virtual void close() = 0;
+};
+
+// bostats1 needs the buffer count up front (info.declared_buffers).
+std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, const TraceInfo &info);
+
+// The bostats1 index width for N buffers (trace-format.md).
+inline unsigned bostats1_index_bytes(uint32_t n) { return n < 255 ? 1 : n < 65535 ? 2 : 3; }
+
+} // namespace vramlab

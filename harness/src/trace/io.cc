@@ -1,0 +1,289 @@
+#include "trace/io.h"
+
+#include <cerrno>
+#include <cstring>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "trace/event.h"
+
+namespace vramlab {
+
+namespace {
+constexpr size_t kInSize = 1 << 17;
+constexpr size_t kOutSize = 1 << 18;
+} // namespace
+
+struct ByteSource::Codec {
+	z_stream z{};
+	bool z_init = false;
+	ZSTD_DCtx *zstd = nullptr;
+	size_t zstd_hint = 0; // last ZSTD_decompressStream result: 0 = at a frame boundary
+	~Codec()
+	{
+		if (z_init)
+			inflateEnd(&z);
+		if (zstd)
+			ZSTD_freeDCtx(zstd);
+	}
+};
+
+ByteSource::ByteSource(const std::string &path) : name_(path)
+{
+	if (path == "-") {
+		file_ = stdin;
+	} else {
+		file_ = std::fopen(path.c_str(), "rb");
+		if (!file_)
+			throw TraceError(path + ": cannot open: " + std::strerror(errno));
+		own_file_ = true;
+	}
+	detect();
+}
+
+ByteSource::ByteSource(const uint8_t *data, size_t size, std::string name)
+    : name_(std::move(name)), mem_(data), mem_size_(size)
+{
+	detect();
+}
+
+// Peeks at the first bytes to pick the decoder.
+void ByteSource::detect()
+{
+	in_.resize(kInSize);
+	in_len_ = raw_read(in_.data(), in_.size());
+	if (in_len_ >= 2 && in_[0] == 0x1f && in_[1] == 0x8b)
+		comp_ = Compression::Gzip;
+	else if (in_len_ >= 4 && in_[0] == 0x28 && in_[1] == 0xb5 && in_[2] == 0x2f && in_[3] == 0xfd)
+		comp_ = Compression::Zstd;
+	codec_ = std::make_unique<Codec>();
+	if (comp_ == Compression::Gzip) {
+		if (inflateInit2(&codec_->z, 15 + 16) != Z_OK)
+			throw TraceError(name_ + ": cannot initialise zlib");
+		codec_->z_init = true;
+		codec_done_ = false;
+	} else if (comp_ == Compression::Zstd) {
+		codec_->zstd = ZSTD_createDCtx();
+		if (!codec_->zstd)
+			throw TraceError(name_ + ": cannot initialise zstd");
+		codec_done_ = false;
+	}
+	if (comp_ != Compression::None)
+		buf_.resize(kOutSize);
+}
+
+ByteSource::~ByteSource()
+{
+	if (own_file_ && file_)
+		std::fclose(file_);
+}
+
+size_t ByteSource::raw_read(uint8_t *dst, size_t n)
+{
+	size_t got;
+	if (mem_) {
+		got = std::min(n, mem_size_ - mem_pos_);
+		std::memcpy(dst, mem_ + mem_pos_, got);
+		mem_pos_ += got;
+	} else {
+		got = std::fread(dst, 1, n, file_);
+		if (got < n && std::ferror(file_))
+			throw TraceError(name_ + ": read error: " + std::strerror(errno));
+	}
+	if (got == 0)
+		raw_eof_ = true;
+	raw_consumed_ += got;
+	return got;
+}
+
+void ByteSource::fail(const std::string &what) const { fail_at(offset(), what); }
+
+void ByteSource::fail_at(uint64_t off, const std::string &what) const
+{
+	throw TraceError(name_ + ": byte " + std::to_string(off) + ": " + what);
+}
+
+bool ByteSource::refill()
+{
+	consumed_ += len_;
+	pos_ = len_ = 0;
+	if (comp_ == Compression::None) {
+		// Plain: hand over the raw buffer directly.
+		if (in_pos_ < in_len_) {
+			buf_.assign(in_.begin() + in_pos_, in_.begin() + in_len_);
+			len_ = buf_.size();
+			in_pos_ = in_len_;
+			return true;
+		}
+		if (raw_eof_)
+			return false;
+		buf_.resize(kInSize);
+		len_ = raw_read(buf_.data(), buf_.size());
+		return len_ > 0;
+	}
+	while (len_ == 0) {
+		if (in_pos_ == in_len_ && !raw_eof_) {
+			in_len_ = raw_read(in_.data(), in_.size());
+			in_pos_ = 0;
+		}
+		const bool no_input = in_pos_ == in_len_;
+		if (codec_done_ && no_input)
+			return false;
+		if (comp_ == Compression::Gzip) {
+			z_stream &z = codec_->z;
+			if (codec_done_) { // another gzip member follows
+				inflateReset(&z);
+				codec_done_ = false;
+			}
+			if (no_input)
+				throw TraceError(name_ + ": truncated gzip stream (ends at compressed byte " +
+				                 std::to_string(raw_consumed_) + ", decompressed byte " +
+				                 std::to_string(offset()) + ")");
+			z.next_in = in_.data() + in_pos_;
+			z.avail_in = static_cast<uInt>(in_len_ - in_pos_);
+			z.next_out = buf_.data();
+			z.avail_out = static_cast<uInt>(buf_.size());
+			int r = inflate(&z, Z_NO_FLUSH);
+			if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR)
+				throw TraceError(name_ + ": corrupt gzip data near compressed byte " +
+				                 std::to_string(raw_consumed_ - (in_len_ - in_pos_)) + ": " +
+				                 (z.msg ? z.msg : "inflate failed"));
+			in_pos_ = in_len_ - z.avail_in;
+			len_ = buf_.size() - z.avail_out;
+			if (r == Z_STREAM_END)
+				codec_done_ = true;
+		} else {
+			if (no_input) {
+				if (codec_->zstd_hint != 0)
+					throw TraceError(name_ + ": truncated zstd stream (ends at compressed byte " +
+					                 std::to_string(raw_consumed_) + ", decompressed byte " +
+					                 std::to_string(offset()) + ")");
+				return false;
+			}
+			ZSTD_inBuffer in{in_.data(), in_len_, in_pos_};
+			ZSTD_outBuffer out{buf_.data(), buf_.size(), 0};
+			size_t r = ZSTD_decompressStream(codec_->zstd, &out, &in);
+			if (ZSTD_isError(r))
+				throw TraceError(name_ + ": corrupt zstd data near compressed byte " +
+				                 std::to_string(raw_consumed_ - (in_len_ - in_pos_)) + ": " +
+				                 ZSTD_getErrorName(r));
+			codec_->zstd_hint = r;
+			in_pos_ = in.pos;
+			len_ = out.pos;
+			codec_done_ = r == 0 && in_pos_ == in_len_ && raw_eof_;
+		}
+	}
+	return true;
+}
+
+bool ByteSource::read(void *dst, size_t n)
+{
+	auto *d = static_cast<uint8_t *>(dst);
+	while (n) {
+		if (pos_ == len_ && !refill())
+			return false;
+		size_t k = std::min(n, len_ - pos_);
+		std::memcpy(d, buf_.data() + pos_, k);
+		pos_ += k;
+		d += k;
+		n -= k;
+	}
+	return true;
+}
+
+struct ByteSink::Codec {
+	z_stream z{};
+	bool z_init = false;
+	ZSTD_CCtx *zstd = nullptr;
+	~Codec()
+	{
+		if (z_init)
+			deflateEnd(&z);
+		if (zstd)
+			ZSTD_freeCCtx(zstd);
+	}
+};
+
+ByteSink::ByteSink(const std::string &path, Compression comp, int level) : path_(path), comp_(comp)
+{
+	file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+	if (!file_)
+		throw TraceError(path + ": cannot create: " + std::strerror(errno));
+	codec_ = std::make_unique<Codec>();
+	if (comp == Compression::Gzip) {
+		if (deflateInit2(&codec_->z, level ? level : 9, Z_DEFLATED, 15 + 16, 9,
+		                 Z_DEFAULT_STRATEGY) != Z_OK)
+			throw TraceError(path + ": cannot initialise zlib");
+		codec_->z_init = true;
+	} else if (comp == Compression::Zstd) {
+		codec_->zstd = ZSTD_createCCtx();
+		ZSTD_CCtx_setParameter(codec_->zstd, ZSTD_c_compressionLevel, level ? level : 9);
+	}
+	buf_.reserve(kOutSize);
+	out_.resize(kOutSize);
+}
+
+ByteSink::~ByteSink()
+{
+	try {
+		close();
+	} catch (...) {
+	}
+}
+
+void ByteSink::write(const void *p, size_t n)
+{
+	auto *s = static_cast<const uint8_t *>(p);
+	for (size_t i = 0; i < n; i++)
+		put(s[i]);
+}
+
+void ByteSink::flush_buffer(bool end)
+{
+	auto emit = [&](const uint8_t *d, size_t n) {
+		if (n && std::fwrite(d, 1, n, file_) != n)
+			throw TraceError(path_ + ": write error: " + std::strerror(errno));
+	};
+	if (comp_ == Compression::None) {
+		emit(buf_.data(), buf_.size());
+	} else if (comp_ == Compression::Gzip) {
+		z_stream &z = codec_->z;
+		z.next_in = buf_.data();
+		z.avail_in = static_cast<uInt>(buf_.size());
+		int r;
+		do {
+			z.next_out = out_.data();
+			z.avail_out = static_cast<uInt>(out_.size());
+			r = deflate(&z, end ? Z_FINISH : Z_NO_FLUSH);
+			emit(out_.data(), out_.size() - z.avail_out);
+		} while (z.avail_in || (end && r != Z_STREAM_END));
+	} else {
+		ZSTD_inBuffer in{buf_.data(), buf_.size(), 0};
+		size_t r;
+		do {
+			ZSTD_outBuffer out{out_.data(), out_.size(), 0};
+			r = ZSTD_compressStream2(codec_->zstd, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(r))
+				throw TraceError(path_ + ": zstd: " + ZSTD_getErrorName(r));
+			emit(out_.data(), out.pos);
+		} while (in.pos < in.size || (end && r != 0));
+	}
+	buf_.clear();
+}
+
+void ByteSink::close()
+{
+	if (closed_)
+		return;
+	closed_ = true;
+	flush_buffer(true);
+	if (file_ != stdout) {
+		if (std::fclose(file_) != 0)
+			throw TraceError(path_ + ": close failed: " + std::strerror(errno));
+	} else {
+		std::fflush(stdout);
+	}
+	file_ = nullptr;
+}
+
+} // namespace vramlab

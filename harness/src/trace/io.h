@@ -1,0 +1,88 @@
+// Byte streams under the trace formats: transparent gzip / zstd / plain reading with the offset
+// of every byte known (for error messages), and compressed writing. Nothing is held whole.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace vramlab {
+
+enum class Compression { None, Gzip, Zstd };
+
+class ByteSource {
+public:
+	// Opens path ("-" = stdin) and detects the compression from its first bytes.
+	explicit ByteSource(const std::string &path);
+	// Reads from memory (fuzzers, tests); the data must outlive the source.
+	ByteSource(const uint8_t *data, size_t size, std::string name);
+	~ByteSource();
+	ByteSource(const ByteSource &) = delete;
+	ByteSource &operator=(const ByteSource &) = delete;
+
+	// One byte; false at the clean end of the stream.
+	bool get(uint8_t &b)
+	{
+		if (pos_ == len_ && !refill())
+			return false;
+		b = buf_[pos_++];
+		return true;
+	}
+	// Exactly n bytes or false (the stream ended first).
+	bool read(void *dst, size_t n);
+	// Offset of the next byte in the decompressed stream.
+	uint64_t offset() const { return consumed_ + pos_; }
+	const std::string &name() const { return name_; }
+	Compression compression() const { return comp_; }
+	[[noreturn]] void fail(const std::string &what) const; // "<file>: byte <offset>: <what>"
+	[[noreturn]] void fail_at(uint64_t off, const std::string &what) const;
+
+private:
+	void detect();
+	bool refill();
+	size_t raw_read(uint8_t *dst, size_t n);
+
+	std::string name_;
+	FILE *file_ = nullptr;
+	bool own_file_ = false;
+	const uint8_t *mem_ = nullptr;
+	size_t mem_size_ = 0, mem_pos_ = 0;
+	Compression comp_ = Compression::None;
+	struct Codec;
+	std::unique_ptr<Codec> codec_;
+	std::vector<uint8_t> in_, buf_;
+	size_t in_pos_ = 0, in_len_ = 0;
+	uint64_t raw_consumed_ = 0; // compressed bytes read so far
+	size_t pos_ = 0, len_ = 0;
+	uint64_t consumed_ = 0; // decompressed bytes before buf_
+	bool raw_eof_ = false, codec_done_ = true;
+};
+
+class ByteSink {
+public:
+	ByteSink(const std::string &path, Compression comp, int level = 0);
+	~ByteSink(); // closes; errors are only reported by close()
+	ByteSink(const ByteSink &) = delete;
+	ByteSink &operator=(const ByteSink &) = delete;
+	void put(uint8_t b)
+	{
+		if (buf_.size() == buf_.capacity())
+			flush_buffer(false);
+		buf_.push_back(b);
+	}
+	void write(const void *p, size_t n);
+	void close();
+
+private:
+	void flush_buffer(bool end);
+	std::string path_;
+	FILE *file_ = nullptr;
+	Compression comp_;
+	struct Codec;
+	std::unique_ptr<Codec> codec_;
+	std::vector<uint8_t> buf_, out_;
+	bool closed_ = false;
+};
+
+} // namespace vramlab

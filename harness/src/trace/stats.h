@@ -1,0 +1,23 @@
+// Per-trace counts (Appendix A of the thesis) and the corpus-defect counts (trace-format.md).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "trace/format.h"
+
+namespace vramlab {
+
+struct TraceStats {
+	std::string name; // file base name
+	uint64_t buffers = 0, runtime_ms = 0, creates = 0, cpu_ops = 0, reads = 0, writes = 0,
+	         destroys = 0;
+	uint64_t events_on_destroyed = 0; // non-create events on an id already destroyed
+	uint64_t repeated_destroys = 0;   // destroys of an id already destroyed (also counted above)
+	uint64_t never_used = 0;          // buffers created that never get another event
+	uint64_t frames = 0;              // v2 FRAME records
+};
+
+TraceStats compute_stats(TraceReader &r, const std::string &name);
+std::string base_name(const std::string &path);
+
+} // namespace vramlab
