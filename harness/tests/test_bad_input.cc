@@ -1,1 +1,162 @@
+// Bad input: every error names the file and the byte offset or line, and nothing crashes.
 #include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "helpers.h"
+
+using namespace vramlab;
+
+namespace {
+
+std::string gzip(const std::string &raw)
+{
+	const std::string path = test::temp_path("g.gz");
+	ByteSink s(path, Compression::Gzip);
+	s.write(raw.data(), raw.size());
+	s.close();
+	return test::read_bytes(path);
+}
+
+// Reads a whole trace from bytes; returns the error message ("" if it parsed).
+std::string error_of(const std::string &bytes, const std::string &name = "bad.bin")
+{
+	const std::string path = test::temp_path(name);
+	test::write_bytes(path, bytes);
+	try {
+		auto r = open_trace(path);
+		Event e;
+		while (r->next(e)) {
+		}
+	} catch (const TraceError &e) {
+		return e.what();
+	}
+	return "";
+}
+
+std::string header(uint32_t n)
+{
+	std::string h = "bostats1";
+	for (int i = 0; i < 4; i++)
+		h.push_back(char(n >> (8 * i)));
+	return h;
+}
+
+std::string create(uint8_t index, uint32_t size)
+{
+	std::string s = {char(0 << 5), char(index)};
+	for (int i = 0; i < 4; i++)
+		s.push_back(char(size >> (8 * i)));
+	return s;
+}
+
+} // namespace
+
+TEST(BadInput, TruncatedGzip)
+{
+	const std::string whole = test::read_bytes(test::repo_trace("nederland1.bin"));
+	const std::string msg = error_of(whole.substr(0, whole.size() / 2));
+	EXPECT_NE(msg.find("bad.bin"), std::string::npos) << msg;
+	EXPECT_NE(msg.find("truncated gzip"), std::string::npos) << msg;
+	EXPECT_NE(msg.find("byte"), std::string::npos) << msg;
+}
+
+TEST(BadInput, TruncatedZstd)
+{
+	const std::string path = test::temp_path("z.vrl");
+	auto w = make_writer(Format::V2, path, TraceInfo{});
+	Event e;
+	for (uint32_t i = 0; i < 5000; i++) {
+		e.type = EventType::Create;
+		e.id = i;
+		e.size = i * 4096;
+		w->write(e);
+	}
+	w->close();
+	const std::string whole = test::read_bytes(path);
+	const std::string msg = error_of(whole.substr(0, whole.size() - 7), "cut.vrl");
+	EXPECT_NE(msg.find("cut.vrl"), std::string::npos) << msg;
+	EXPECT_NE(msg.find("truncated zstd"), std::string::npos) << msg;
+}
+
+TEST(BadInput, V2WithoutEndRecordIsTruncated)
+{
+	const std::string path = test::temp_path("noend.vrl");
+	{
+		ByteSink s(path, Compression::Zstd);
+		const std::string raw = std::string("vrltrace") + std::string("\x02\x00\x00\x00\x00\x00", 6) +
+		                        std::string("\x00\x00\x00\x10\x00", 5); // one create, no END
+		s.write(raw.data(), raw.size());
+		s.close();
+	}
+	const std::string msg = error_of(test::read_bytes(path), "noend.vrl");
+	EXPECT_NE(msg.find("byte 19: truncated trace"), std::string::npos) << msg;
+}
+
+TEST(BadInput, BadMagic)
+{
+	const std::string msg = error_of(gzip("notmagic\x01\x00\x00\x00"));
+	EXPECT_NE(msg.find("bad.bin: byte 0: bad magic"), std::string::npos) << msg;
+}
+
+TEST(BadInput, UnknownEventId)
+{
+	std::string raw = header(2) + create(0, 100) + std::string{char(6 << 5), 0};
+	const std::string msg = error_of(gzip(raw));
+	EXPECT_NE(msg.find("byte 18: unknown event id 6"), std::string::npos) << msg;
+}
+
+TEST(BadInput, IndexBeyondBufferCount)
+{
+	std::string raw = header(1) + create(0, 100) + std::string{char(1 << 5), 3};
+	const std::string msg = error_of(gzip(raw));
+	EXPECT_NE(msg.find("byte 18: buffer index 3 >= buffer count 1"), std::string::npos) << msg;
+}
+
+TEST(BadInput, CreateOutOfOrder)
+{
+	std::string raw = header(3) + create(0, 100) + create(2, 100);
+	const std::string msg = error_of(gzip(raw));
+	EXPECT_NE(msg.find("byte 18: create of buffer 2 out of order (expected 1)"), std::string::npos)
+	    << msg;
+}
+
+TEST(BadInput, TruncatedEntry)
+{
+	// 300 buffers: 2-byte indices; the stream ends after the first of them.
+	std::string raw = header(300) + std::string(2, '\0');
+	const std::string msg = error_of(gzip(raw));
+	EXPECT_NE(msg.find("byte 12: truncated entry"), std::string::npos) << msg;
+}
+
+TEST(BadInput, TextLineThatDoesNotParse)
+{
+	const std::string t = "started @0\n0x1 created, size 10, prio 0, @1\n0x1 teleported @2\n";
+	const std::string msg = error_of(t, "bad.txt");
+	EXPECT_NE(msg.find("bad.txt: line 3: unknown event"), std::string::npos) << msg;
+}
+
+TEST(BadInput, TextEventOnUnknownBuffer)
+{
+	const std::string msg = error_of("0x5 read @2\n", "bad.txt");
+	EXPECT_NE(msg.find("bad.txt: line 1: event on buffer 0x5 that was never created"),
+	          std::string::npos)
+	    << msg;
+}
+
+TEST(BadInput, EmptyAndGarbageFiles)
+{
+	EXPECT_EQ(error_of("", "empty.txt"), ""); // an empty text trace is valid and empty
+	EXPECT_NE(error_of(std::string("\x01\x02\x03garbage", 10)).find("bad magic"),
+	          std::string::npos);
+}
+
+TEST(BadInput, MissingFile)
+{
+	try {
+		open_trace("/nonexistent/trace.bin");
+		FAIL();
+	} catch (const TraceError &e) {
+		EXPECT_NE(std::string(e.what()).find("/nonexistent/trace.bin: cannot open"),
+		          std::string::npos);
+	}
+}

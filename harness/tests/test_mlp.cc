@@ -1,1 +1,142 @@
 #include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "helpers.h"
+#include "mlp/mlp.h"
+
+using namespace vramlab;
+
+namespace {
+std::string weights_dir() { return std::string(VRAMLAB_SOURCE_DIR) + "/weights/"; }
+} // namespace
+
+TEST(Mlp, ConstantNetworkGivesSmootherstepOfTheBias)
+{
+	Mlp m;
+	m.p[117] = 0.5f; // s(0.5) = 0.5
+	EXPECT_EQ(m.score(BufferStats{}), 2147483648u);
+	m.p[117] = 2.0f; // clamped to 1, then to 0.999
+	EXPECT_EQ(m.score(BufferStats{}), uint32_t(double(0.999f) * 4294967296.0));
+	m.p[117] = -1.0f;
+	EXPECT_EQ(m.score(BufferStats{}), 0u);
+}
+
+TEST(Mlp, InputsAreScaledAndClamped)
+{
+	BufferStats s;
+	s.size = 1ull << 29;
+	s.vram_size = 20ull << 30;
+	s.high_prio = true;
+	s.since_read = 1200;
+	s.since_write = 9999;
+	s.reads = 250;
+	s.writes = 0;
+	s.since_cpu = 600;
+	s.cpu_ops = 1000;
+	auto x = Mlp::inputs(s);
+	EXPECT_FLOAT_EQ(x[0], 0.5f);
+	EXPECT_FLOAT_EQ(x[1], 1.0f);
+	EXPECT_FLOAT_EQ(x[2], 1.0f);
+	EXPECT_FLOAT_EQ(x[3], 0.5f);
+	EXPECT_FLOAT_EQ(x[4], 1.0f);
+	EXPECT_FLOAT_EQ(x[5], 0.5f);
+	EXPECT_FLOAT_EQ(x[6], 0.0f);
+	EXPECT_FLOAT_EQ(x[7], 0.25f);
+	EXPECT_FLOAT_EQ(x[8], 1.0f);
+}
+
+TEST(Mlp, HandsetWeightsFavourRecentWrites)
+{
+	const Mlp m = Mlp::load(weights_dir() + "handset.txt");
+	BufferStats hot, cold;
+	hot.size = cold.size = 1 << 20;
+	hot.writes = 100;
+	hot.reads = 100;
+	cold.since_read = cold.since_write = 2400;
+	EXPECT_GT(m.score(hot), m.score(cold));
+}
+
+TEST(Mlp, GenomeMapsBytesOntoMinusOneToOne)
+{
+	std::array<uint8_t, kMlpParams> g{};
+	g[0] = 255;
+	g[1] = 0;
+	const Mlp m = Mlp::from_genome(g);
+	EXPECT_FLOAT_EQ(m.p[0], 1.0f);
+	EXPECT_FLOAT_EQ(m.p[1], -1.0f);
+}
+
+TEST(Mlp, TextAndCHeaderAreExact)
+{
+	const Mlp m = Mlp::load(weights_dir() + "handset.txt");
+	const Mlp back = Mlp::parse(m.to_text(), "text");
+	EXPECT_EQ(m.p, back.p);
+	// The header's numbers are hexadecimal floats: strtof gives back the very same bits.
+	const std::string h = m.to_c_header();
+	std::string nums;
+	std::istringstream in(h);
+	for (std::string line; std::getline(in, line);)
+		if (line.size() > 1 && line[0] == '\t')
+			nums += line.substr(1, line.find('f') - 1) + "\n";
+	EXPECT_EQ(Mlp::parse(nums, "header").p, m.p);
+}
+
+TEST(Mlp, BadWeightsFilesNameFileAndLine)
+{
+	try {
+		Mlp::parse("1 2 3\n4 x 5\n", "w.txt");
+		FAIL();
+	} catch (const TraceError &e) {
+		EXPECT_STREQ(e.what(), "w.txt: line 2: not a number: \"x 5\"");
+	}
+	try {
+		Mlp::parse("1 2 3 # only three\n", "w.txt");
+		FAIL();
+	} catch (const TraceError &e) {
+		EXPECT_STREQ(e.what(), "w.txt: 3 parameters, expected 118");
+	}
+	std::string many;
+	for (int i = 0; i < 119; i++)
+		many += "0.5\n";
+	EXPECT_THROW(Mlp::parse(many, "w.txt"), TraceError);
+	EXPECT_THROW(Mlp::parse("nan\n", "w.txt"), TraceError);
+}
+
+// The vectors Mesa's unit test checks too: a change of arithmetic on either side breaks one.
+TEST(Mlp, SharedScoreVectors)
+{
+	std::ifstream f(std::string(VRAMLAB_SOURCE_DIR) + "/tests/data/score_vectors.csv");
+	ASSERT_TRUE(f) << "tests/data/score_vectors.csv missing";
+	std::map<std::string, Mlp> nets;
+	int checked = 0;
+	for (std::string line; std::getline(f, line);) {
+		if (line.empty() || line[0] == '#')
+			continue;
+		std::istringstream in(line);
+		std::string label, field;
+		std::getline(in, label, ',');
+		std::vector<uint64_t> v;
+		while (std::getline(in, field, ','))
+			v.push_back(std::stoull(field));
+		ASSERT_EQ(v.size(), 10u) << line;
+		if (!nets.count(label))
+			nets[label] = Mlp::load(weights_dir() + label);
+		BufferStats s;
+		s.size = v[0];
+		s.vram_size = v[1];
+		s.high_prio = v[2];
+		s.since_read = v[3];
+		s.since_write = v[4];
+		s.since_cpu = v[5];
+		s.reads = v[6];
+		s.writes = v[7];
+		s.cpu_ops = v[8];
+		EXPECT_EQ(nets[label].score(s), v[9]) << line;
+		checked++;
+	}
+	EXPECT_GE(checked, 200);
+}

@@ -1,1 +1,216 @@
+// Every policy pinned on tiny traces whose costs, evictions and placements are worked out by hand.
+// Cost units (cost-model.md): move(B) = 18 B + 6,960,000; read from RAM = 18 B + 4,640,000.
 #include <gtest/gtest.h>
+
+#include "helpers.h"
+#include "sim/cost.h"
+#include "sim/sim.h"
+
+using namespace vramlab;
+using Placements = std::vector<std::pair<uint32_t, uint64_t>>;
+
+namespace {
+
+constexpr uint64_t kMove40 = 18 * 40 + 6960000; // 6,960,720
+constexpr uint64_t kMove30 = 18 * 30 + 6960000; // 6,960,540
+
+struct Run {
+	SimResult r;
+	Placements placed;
+};
+
+Run run(SimFn fn, const std::string &trace, uint64_t vram, uint64_t threshold = 512 << 10,
+        const Mlp *mlp = nullptr)
+{
+	Run out;
+	SimConfig c;
+	c.vram = vram;
+	c.threshold = threshold;
+	c.mlp = mlp;
+	c.check_every = 1;
+	c.placements = &out.placed;
+	out.r = fn(test::tiny(trace), c);
+	return out;
+}
+
+// A 100-byte VRAM: A and B fill 80 bytes; C (30) needs an eviction; then A comes back.
+const char *kFill = "0xa created, size 40, prio 0, @0\n"
+                    "0xb created, size 40, prio 0, @0\n"
+                    "0xc created, size 30, prio 0, @1\n"
+                    "0xa read @2\n";
+
+} // namespace
+
+TEST(Cost, ChargesAreClampedTo32Bits)
+{
+	EXPECT_EQ(cost::move(40), kMove40);
+	EXPECT_EQ(cost::gpu_read_ram(1000), 18000u + 4640000);
+	EXPECT_EQ(cost::gpu_write_ram(1000), 54000u + 4640000);
+	EXPECT_EQ(cost::cpu_vram(1000), 1000u + 4640000);
+	EXPECT_EQ(cost::cpu_ram(1000), 18000u);
+	EXPECT_EQ(cost::move(1ull << 30), 0xffffffffu);
+}
+
+TEST(Lru, EvictsLeastRecentlyUsed)
+{
+	// C evicts A (oldest); A's read evicts B (C is newer) and A lands after C.
+	auto x = run(simulate_lru, kFill, 100);
+	EXPECT_EQ(x.r.evictions, 2u);
+	EXPECT_EQ(x.r.evicted_bytes, 80u);
+	EXPECT_EQ(x.r.cost, 5 * kMove40 + kMove30);
+	EXPECT_EQ(x.r.eviction_events, 2u);
+	EXPECT_EQ(x.r.entries, 4u);
+	EXPECT_EQ(x.placed, (Placements{{0, 0}, {1, 40}, {2, 0}, {0, 30}}));
+}
+
+TEST(Lru, ReadRefreshesRecency)
+{
+	// Reading A before C arrives makes B the victim instead.
+	auto x = run(simulate_lru,
+	             "0xa created, size 40, prio 0, @0\n0xb created, size 40, prio 0, @0\n"
+	             "0xa read @1\n0xc created, size 30, prio 0, @1\n",
+	             100);
+	EXPECT_EQ(x.r.evictions, 1u);
+	EXPECT_EQ(x.placed.back(), (std::pair<uint32_t, uint64_t>{2, 40}));
+	EXPECT_EQ(x.r.cost, 3 * kMove40 + 40 + kMove30);
+}
+
+TEST(Lru, CpuMapIsNotAUseAndChargesByLocation)
+{
+	// The CPU map of A does not save it; after eviction a CPU map costs 18 B.
+	auto x = run(simulate_lru,
+	             "0xa created, size 40, prio 0, @0\n0xb created, size 40, prio 0, @0\n"
+	             "0xa cpu mapped @0\n0xc created, size 30, prio 0, @1\n0xa cpu mapped @1\n",
+	             100);
+	EXPECT_EQ(x.r.evictions, 1u);
+	EXPECT_EQ(x.r.cost, 2 * kMove40 + (40 + 4640000) + kMove30 + kMove40 + 18 * 40);
+}
+
+TEST(Lru, ZeroSizeBuffersAndDestroys)
+{
+	auto x = run(simulate_lru,
+	             "0xa created, size 0, prio 0, @0\n0xa read @0\n0xa write @0\n0xa cpu mapped @0\n"
+	             "0xb created, size 60, prio 0, @0\n0xb destroyed @0\n"
+	             "0xc created, size 60, prio 0, @0\n",
+	             100);
+	EXPECT_EQ(x.r.evictions, 0u); // the destroy freed B's space: no charge for it
+	EXPECT_EQ(x.r.cost, cost::move(0) + 0 + 0 + 4640000 + 2 * cost::move(60));
+}
+
+TEST(Lru, CutAtCreateAsBigAsVram)
+{
+	auto x = run(simulate_lru,
+	             "0xa created, size 40, prio 0, @0\n0xb created, size 100, prio 0, @0\n"
+	             "0xa read @0\n",
+	             100);
+	EXPECT_TRUE(x.r.cut);
+	EXPECT_EQ(x.r.entries, 1u);
+	EXPECT_EQ(x.r.cost, kMove40);
+}
+
+TEST(Lru, EventsOnDestroyedIdsAreSkippedAndCounted)
+{
+	auto t = test::tiny("0xa created, size 40, prio 0, @0\n0xa destroyed @0\n0xa read @0\n"
+	                    "0xa destroyed @0\n");
+	EXPECT_EQ(t.skipped, 2u);
+	EXPECT_EQ(t.ops.size(), 2u);
+}
+
+TEST(MinMax, LargeBuffersFromTheTopAvoidAnEviction)
+{
+	// S1, L1, S2 then L1 freed and L2 (45) arrives. Bottom-up leaves two 40-byte holes and must
+	// evict; min-max kept the large buffers at the top, so the freed space joins the free middle.
+	const char *t = "0x1 created, size 10, prio 0, @0\n0x2 created, size 40, prio 0, @0\n"
+	                "0x3 created, size 10, prio 0, @0\n0x2 destroyed @0\n"
+	                "0x4 created, size 45, prio 0, @0\n";
+	auto lru = run(simulate_lru, t, 100);
+	auto mm = run(simulate_minmax, t, 100, 30);
+	EXPECT_EQ(lru.r.evictions, 1u);
+	EXPECT_EQ(mm.r.evictions, 0u);
+	EXPECT_EQ(mm.placed, (Placements{{0, 0}, {1, 60}, {2, 10}, {3, 55}}));
+	EXPECT_LT(mm.r.cost, lru.r.cost);
+}
+
+TEST(MinMax, ThresholdIsInclusive)
+{
+	auto mm = run(simulate_minmax, "0x1 created, size 30, prio 0, @0\n", 100, 30);
+	EXPECT_EQ(mm.placed[0].second, 70u);
+}
+
+namespace {
+// All-zero network with output bias 0.5: every buffer scores s(0.5) = 0.5 -> 2^31.
+Mlp constant_mlp()
+{
+	Mlp m;
+	m.p[117] = 0.5f;
+	return m;
+}
+} // namespace
+
+TEST(Score, LowestKeyGoesFirstAndKeysAgeOnlyAfter600Ticks)
+{
+	// Keys are tick * 10000 + 2^31 from the create (accesses within 600 ticks do not refresh):
+	// A has the lowest key although it was read last, so C evicts A (LRU would evict B).
+	const Mlp m = constant_mlp();
+	auto x = run(simulate_score,
+	             "0xa created, size 40, prio 0, @0\n0xb created, size 40, prio 0, @0\n"
+	             "0xa read @1\n0xc created, size 30, prio 0, @1\n",
+	             100, 0, &m);
+	EXPECT_EQ(x.r.evictions, 1u);
+	EXPECT_EQ(x.placed.back(), (std::pair<uint32_t, uint64_t>{2, 0}));
+}
+
+TEST(Score, DeclinesAMoveWhenTheVictimScoresHigher)
+{
+	// After C evicted A, A's key (tick 1) is below B's (tick 2): A's read is served from RAM.
+	const Mlp m = constant_mlp();
+	auto x = run(simulate_score, kFill, 100, 0, &m);
+	EXPECT_EQ(x.r.evictions, 1u);
+	EXPECT_EQ(x.r.declined, 1u);
+	EXPECT_EQ(x.r.cost, 2 * kMove40 + kMove30 + kMove40 + cost::gpu_read_ram(40));
+}
+
+TEST(Score, NeedsWeights)
+{
+	EXPECT_THROW(run(simulate_score, kFill, 100), std::invalid_argument);
+}
+
+TEST(Gdsf, KeepsFrequentBuffersOverRecentOnes)
+{
+	// A: 3 uses, B: 2 uses but the most recent. LRU evicts A, GDSF evicts B.
+	const char *t = "0xa created, size 40, prio 0, @0\n0xb created, size 40, prio 0, @0\n"
+	                "0xa read @0\n0xa read @0\n0xb read @0\n"
+	                "0xc created, size 30, prio 0, @0\n";
+	auto lru = run(simulate_lru, t, 100);
+	auto g = run(simulate_gdsf, t, 100);
+	EXPECT_EQ(lru.placed.back(), (std::pair<uint32_t, uint64_t>{2, 0}));
+	EXPECT_EQ(g.placed.back(), (std::pair<uint32_t, uint64_t>{2, 40}));
+	EXPECT_EQ(g.r.evictions, 1u);
+	EXPECT_EQ(g.r.cost, 2 * kMove40 + 3 * 40 + kMove30 + kMove40);
+}
+
+TEST(Belady, EvictsTheRunUsedLatest)
+{
+	// C evicts: A is next used after B, so A goes (LRU would evict B, the least recent).
+	const char *t = "0xa created, size 40, prio 0, @0\n0xb created, size 40, prio 0, @0\n"
+	                "0xa read @0\n0xc created, size 30, prio 0, @0\n0xb read @0\n0xa read @0\n";
+	auto b = run(simulate_belady, t, 100);
+	EXPECT_EQ(b.placed[2], (std::pair<uint32_t, uint64_t>{2, 0}));
+	auto lru = run(simulate_lru, t, 100);
+	EXPECT_EQ(lru.placed[2], (std::pair<uint32_t, uint64_t>{2, 40}));
+}
+
+TEST(Belady, ChoosesAContiguousRunNotTheFarthestBuffer)
+{
+	// A(30) B(20) D(30) and a 20-byte hole; C needs 40. A is never used again (farthest), but A
+	// alone leaves a 30-byte hole. Runs long enough: [A,B], [B,D], [D,hole]. B is used first, so
+	// the best run is [D,hole]: one eviction of D, and C lands at D's address. (C is destroyed
+	// before D comes back, so D's return needs no eviction.)
+	const char *t = "0xa created, size 30, prio 0, @0\n0xb created, size 20, prio 0, @0\n"
+	                "0xd created, size 30, prio 0, @0\n0xc created, size 40, prio 0, @0\n"
+	                "0xb read @0\n0xc destroyed @0\n0xd read @0\n";
+	auto b = run(simulate_belady, t, 100);
+	EXPECT_EQ(b.r.evictions, 1u);
+	EXPECT_EQ(b.r.evicted_bytes, 30u);
+	EXPECT_EQ(b.placed[3], (std::pair<uint32_t, uint64_t>{3, 50}));
+}

@@ -7,16 +7,21 @@ namespace vramlab {
 
 CompactTrace load_compact(const std::string &path, OnDestroyed mode)
 {
-	CompactTrace t;
-	t.name = base_name(path);
 	auto r = open_trace(path);
+	return load_compact(*r, base_name(path), mode);
+}
+
+CompactTrace load_compact(TraceReader &r, const std::string &name, OnDestroyed mode)
+{
+	CompactTrace t;
+	t.name = name;
 	std::vector<uint32_t> raw;
 	Event e;
-	while (r->next(e)) {
+	while (r.next(e)) {
 		if (e.type > EventType::Cpu)
 			continue;
 		if (e.id > CompactTrace::kIdMask)
-			throw TraceError(path + ": buffer id " + std::to_string(e.id) + " too large");
+			throw TraceError(name + ": buffer id " + std::to_string(e.id) + " too large");
 		if (e.type == EventType::Create) {
 			t.size.push_back(e.size);
 			t.prio.push_back(e.high_prio);

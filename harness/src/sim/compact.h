@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/format.h"
 #include "trace/repair.h"
 
 namespace vramlab {
@@ -26,5 +27,6 @@ struct CompactTrace {
 };
 
 CompactTrace load_compact(const std::string &path, OnDestroyed mode);
+CompactTrace load_compact(TraceReader &r, const std::string &name, OnDestroyed mode);
 
 } // namespace vramlab

@@ -65,6 +65,8 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 		resident[id] = 1;
 		r.moves_in++;
 		p.inserted(id, addr[id]);
+		if (c.placements)
+			c.placements->push_back({id, addr[id]});
 		return true;
 	};
 	auto check = [&](size_t pos) {

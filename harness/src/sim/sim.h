@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mlp/mlp.h"
@@ -14,6 +15,8 @@ struct SimConfig {
 	uint64_t threshold = 512 << 10;        // min-max: buffers >= this go top-down
 	const Mlp *mlp = nullptr;              // score policy weights
 	uint32_t check_every = 0;              // check invariants every N entries (0 = never)
+	// Tests: every placement as (buffer id, address), in order. Off the hot path (move-ins only).
+	std::vector<std::pair<uint32_t, uint64_t>> *placements = nullptr;
 };
 
 struct SimResult {

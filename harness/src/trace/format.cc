@@ -157,17 +157,21 @@ private:
 			any = true;
 			if (c == '\n')
 				return true;
-			if (c == 0)
+			if (c == 0) {
+				line_no_++;
 				fail("NUL byte in a text trace");
-			if (line.size() > 4096)
+			}
+			if (line.size() > 4096) {
+				line_no_++;
 				fail("line too long");
+			}
 			line.push_back(static_cast<char>(c));
 		}
 	}
 
 	[[noreturn]] void fail(const std::string &what) const
 	{
-		throw TraceError(src_->name() + ": line " + std::to_string(line_no_ + 1) + ": " + what);
+		throw TraceError(src_->name() + ": line " + std::to_string(line_no_) + ": " + what);
 	}
 
 	static bool consume(std::string_view &s, std::string_view lit)

@@ -1,0 +1,58 @@
+// Small helpers shared by the tests.
+#pragma once
+#include <filesystem>
+#include <unistd.h>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "sim/compact.h"
+#include "trace/format.h"
+
+namespace vramlab::test {
+
+// A compact trace from the thesis's text form, written by hand in a test.
+inline CompactTrace tiny(const std::string &text, OnDestroyed mode = OnDestroyed::Skip)
+{
+	auto r = open_trace_memory(reinterpret_cast<const uint8_t *>(text.data()), text.size(),
+	                           "tiny.txt");
+	return load_compact(*r, "tiny.txt", mode);
+}
+
+inline std::vector<Event> read_all(const std::string &path)
+{
+	auto r = open_trace(path);
+	std::vector<Event> out;
+	Event e;
+	while (r->next(e))
+		out.push_back(e);
+	return out;
+}
+
+inline std::string temp_path(const std::string &name)
+{
+	auto dir = std::filesystem::temp_directory_path() / "vramlab-tests";
+	std::filesystem::create_directories(dir);
+	return (dir / (std::to_string(::getpid()) + "-" + name)).string();
+}
+
+inline std::string read_bytes(const std::string &path)
+{
+	std::ifstream f(path, std::ios::binary);
+	return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+inline void write_bytes(const std::string &path, const std::string &data)
+{
+	std::ofstream f(path, std::ios::binary);
+	f << data;
+}
+
+inline std::string repo_trace(const std::string &name)
+{
+	return std::string(VRAMLAB_SOURCE_DIR) + "/../traces/" + name;
+}
+
+inline bool shared_corpus() { return std::filesystem::exists(VRAMLAB_SHARED_TRACES); }
+
+} // namespace vramlab::test
