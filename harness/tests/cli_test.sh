@@ -1,2 +1,79 @@
-#!/bin/sh
-exit 0
+#!/bin/bash
+# End-to-end checks of the `vramlab` command line: outputs, exit codes and error messages.
+# Usage: cli_test.sh VRAMLAB_BINARY HARNESS_SOURCE_DIR
+set -u
+bin=$1 src=$2
+traces=$src/../traces
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+expect_fail() { # expect_fail "what" "pattern" cmd...
+	local what=$1 pattern=$2
+	shift 2
+	if out=$("$@" 2>&1); then bad "$what: exit 0"; return; fi
+	if grep -q -- "$pattern" <<<"$out"; then ok; else bad "$what: no '$pattern' in: $out"; fi
+}
+
+# stats --json: the keys and the numbers of Appendix A for the sample traces.
+"$bin" trace stats --json "$traces"/nederland1.bin >"$work/s.json" || bad "stats exit"
+python_check=$(/usr/bin/python3 - "$work/s.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+keys = {"name","buffers","runtime_ms","creates","cpu_ops","reads","writes","destroys",
+        "events_on_destroyed","repeated_destroys","never_used"}
+r = a[0]
+print("ok" if set(r) == keys and r["name"] == "nederland1.bin" and r["reads"] == 82153
+      and r["runtime_ms"] == 27554 and r["buffers"] == 3166 else "bad %s" % r)
+PY
+)
+[ "$python_check" = ok ] && ok || bad "stats json: $python_check"
+
+# show: the thesis reader's wording.
+"$bin" trace show --color never "$traces"/nederland1.bin | head -3 >"$work/show.txt"
+grep -q '^create buffer 0 at 30 ms (65536 bytes)' "$work/show.txt" && ok || bad "show: $(cat "$work/show.txt")"
+
+# convert round trip bostats1 -> text -> bostats1 keeps the stats; v2 says what it drops.
+"$bin" trace convert "$traces"/nederland1.bin "$work/n.txt" 2>/dev/null || bad "convert to text"
+"$bin" trace convert "$work/n.txt" "$work/n.bin" 2>/dev/null || bad "convert to bin"
+a=$("$bin" trace stats "$traces"/nederland1.bin | tail -1 | cut -c21-)
+b=$("$bin" trace stats "$work/n.bin" | tail -1 | cut -c21-)
+[ "$a" = "$b" ] && ok || bad "round trip stats differ: $a / $b"
+"$bin" trace convert "$traces"/nederland1.bin "$work/n.vrl" 2>"$work/conv.err" || bad "convert to v2"
+grep -q 'dropped 54015 events on destroyed buffers' "$work/conv.err" && ok || bad "v2 loss report: $(cat "$work/conv.err")"
+
+# repair keeps the totals and reports what it did.
+"$bin" trace repair "$traces"/nederland1.bin "$work/r.bin" >"$work/rep.txt" || bad "repair exit"
+grep -q 'totals.*unchanged' "$work/rep.txt" && ok || bad "repair: $(cat "$work/rep.txt")"
+
+# sim: the table and the JSON keys the issue names.
+"$bin" sim --quiet --vram 64,256 --policies lru,minmax,belady --json "$work/sim.json" \
+	"$traces"/nederland1.bin >"$work/sim.txt" 2>/dev/null || bad "sim exit"
+grep -q 'minmax' "$work/sim.txt" && ok || bad "sim table"
+python_check=$(/usr/bin/python3 - "$work/sim.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+need = {"trace","vram_mib","policy","cost","evictions","evicted_bytes","skipped_events","cut","entries"}
+rows = j["results"]
+print("ok" if len(rows) == 6 and all(need <= set(r) for r in rows)
+      and rows[0]["skipped_events"] == 54015 else "bad")
+PY
+)
+[ "$python_check" = ok ] && ok || bad "sim json: $python_check"
+
+# Bad input: non-zero exit and a message that says where.
+printf 'started @0\n0x1 created, size 10, prio 0, @1\n0x1 exploded @2\n' >"$work/bad.txt"
+expect_fail "bad text" "bad.txt: line 3: unknown event" "$bin" trace stats "$work/bad.txt"
+head -c 30000 "$traces"/nederland1.bin >"$work/cut.bin"
+expect_fail "truncated gzip" "cut.bin: truncated gzip stream" "$bin" trace stats "$work/cut.bin"
+expect_fail "unknown policy" 'unknown policy "fifo"' "$bin" sim --policies lru,fifo "$traces"
+expect_fail "bad weights" "w.txt: line 1: not a number" \
+	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
+expect_fail "missing file" "does not exist" "$bin" trace stats "$work/nope.bin"
+
+# weights export --c-header gives exact hex floats.
+"$bin" weights export --c-header | grep -q 'static const float vramlab_mlp_weights\[VRAMLAB_MLP_PARAMS\]' && ok || bad "c header"
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]

@@ -83,8 +83,9 @@ void run(const SimArgs &a)
 	}
 	spec.config.threshold = parse_size(a.threshold);
 	Mlp mlp;
-	const bool need_mlp = std::find(spec.policies.begin(), spec.policies.end(), "score") !=
-	                      spec.policies.end();
+	bool need_mlp = false;
+	for (auto &p : spec.policies)
+		need_mlp |= p.rfind("score", 0) == 0;
 	const std::string weights = a.weights.empty() ? default_weights_path() : a.weights;
 	if (need_mlp) {
 		mlp = Mlp::load(weights);
@@ -115,7 +116,7 @@ void run(const SimArgs &a)
 	            spec.traces.size(), a.policies.c_str(), base.c_str(), a.on_destroyed.c_str(),
 	            (unsigned long long)skipped,
 	            a.on_destroyed == "skip" ? "skipped" : "unresolved, skipped");
-	std::printf("%6s  %-7s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
+	std::printf("%6s  %-9s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
 	            "vs base", "evictions", "moved MiB", "swap %", "frag avg", "peak", "cut");
 	std::map<std::string, Total> grand;
 	for (uint64_t v : spec.vram_mib) {
@@ -128,7 +129,7 @@ void run(const SimArgs &a)
 				const double d = pct_better(b.cost, t.cost);
 				std::snprintf(vs, sizeof vs, "%+.2f%%", d);
 			}
-			std::printf("%5lluM  %-7s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
+			std::printf("%5lluM  %-9s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
 			            (unsigned long long)v, p.c_str(), (unsigned long long)t.cost, vs,
 			            (unsigned long long)t.evictions, t.evicted_bytes / 1048576.0,
 			            t.entries ? 100.0 * t.eviction_events / t.entries : 0.0,
@@ -138,7 +139,7 @@ void run(const SimArgs &a)
 	}
 	std::printf("\nTotal over all sizes (vs %s, positive = cheaper):\n", base.c_str());
 	for (auto &p : spec.policies)
-		std::printf("  %-7s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
+		std::printf("  %-9s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
 		            (unsigned long long)grand[p].cost, pct_better(grand[base].cost, grand[p].cost),
 		            (unsigned long long)grand[p].evictions);
 	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",

@@ -2,13 +2,16 @@
 //
 //   on create of b:      key[b] = tick * 10000 + mlp(stats of b)
 //   on GPU access of b:  if tick - last GPU access (or create) of b > 600:
-//                            key[b] = tick * 10000 + mlp(stats before this access)
-//                        then count the access
+//                            key[b] = tick * 10000 + mlp(stats including this access)
 //   victim:              the resident buffer with the lowest key
 //   admit b:             only if the victim's key <= key[b]; otherwise b is served from RAM
 //   placement:           bottom-up first fit
 //
 // A tick is one replayed create, read or write. Residents sit in an indexed min-heap by key.
+//
+// score-age differs in one line: it refreshes when the key itself is more than 600 ticks old,
+// so a buffer used every frame keeps a fresh key (the rule as written, `score`, never refreshes
+// a buffer that is used at least every 600 ticks, which ranks busy buffers as old).
 #include <stdexcept>
 
 #include "sim/heap.h"
@@ -18,7 +21,7 @@ namespace vramlab {
 
 namespace {
 
-class ScorePolicy {
+template <bool kByKeyAge> class ScorePolicy {
 public:
 	ScorePolicy(const CompactTrace &t, const SimConfig &c)
 	    : t_(t), vram_(c.vram), mlp_(c.mlp), st_(t.size.size()), heap_(t.size.size())
@@ -32,18 +35,14 @@ public:
 		tick_++;
 		St &s = st_[id];
 		s = St{};
-		s.last_read = s.last_write = s.last_cpu = s.last_gpu = tick_;
+		s.last_read = s.last_write = s.last_cpu = s.last_gpu = s.scored = tick_;
 		s.key = rank(id, s);
 	}
 	void gpu(uint32_t id, uint32_t, bool write)
 	{
 		tick_++;
 		St &s = st_[id];
-		if (tick_ - s.last_gpu > kRefreshTicks) {
-			s.key = rank(id, s);
-			if (heap_.contains(id))
-				heap_.update(id, s.key);
-		}
+		const bool refresh = tick_ - (kByKeyAge ? s.scored : s.last_gpu) > kRefreshTicks;
 		if (write) {
 			s.writes++;
 			s.last_write = tick_;
@@ -52,6 +51,12 @@ public:
 			s.last_read = tick_;
 		}
 		s.last_gpu = tick_;
+		if (refresh) { // from the statistics including this access, as Mesa does at flush
+			s.key = rank(id, s);
+			s.scored = tick_;
+			if (heap_.contains(id))
+				heap_.update(id, s.key);
+		}
 	}
 	void cpu(uint32_t id)
 	{
@@ -69,6 +74,7 @@ private:
 	struct St {
 		uint32_t reads = 0, writes = 0, cpu_ops = 0;
 		uint32_t last_read = 0, last_write = 0, last_cpu = 0, last_gpu = 0;
+		uint32_t scored = 0; // tick of the last key computation
 		uint64_t key = 0;
 	};
 	uint64_t rank(uint32_t id, const St &s) const
@@ -98,7 +104,12 @@ private:
 
 SimResult simulate_score(const CompactTrace &t, const SimConfig &c)
 {
-	return replay<ScorePolicy>(t, c);
+	return replay<ScorePolicy<false>>(t, c);
+}
+
+SimResult simulate_score_age(const CompactTrace &t, const SimConfig &c)
+{
+	return replay<ScorePolicy<true>>(t, c);
 }
 
 } // namespace vramlab

@@ -19,6 +19,8 @@ const std::vector<PolicyInfo> &policies()
 	    {"lru", "least recently used first, bottom-up placement", simulate_lru},
 	    {"minmax", "LRU, buffers >= threshold placed top-down", simulate_minmax},
 	    {"score", "thesis MLP score, lowest first, may serve from RAM", simulate_score},
+	    {"score-age", "score, but keys refresh when 600 ticks old (busy buffers stay fresh)",
+	     simulate_score_age},
 	    {"gdsf", "Greedy-Dual-Size-Frequency with the cost model", simulate_gdsf},
 	    {"belady", "offline contiguity-aware reference (knows the future)", simulate_belady},
 	};

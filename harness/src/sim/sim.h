@@ -44,6 +44,7 @@ const PolicyInfo &find_policy(const std::string &name); // throws std::invalid_a
 SimResult simulate_lru(const CompactTrace &, const SimConfig &);
 SimResult simulate_minmax(const CompactTrace &, const SimConfig &);
 SimResult simulate_score(const CompactTrace &, const SimConfig &);
+SimResult simulate_score_age(const CompactTrace &, const SimConfig &);
 SimResult simulate_gdsf(const CompactTrace &, const SimConfig &);
 SimResult simulate_belady(const CompactTrace &, const SimConfig &);
 

@@ -1,0 +1,74 @@
+# vramlab: top-level targets. See README.md.
+#
+#   make demo     set up, build and compare the placement policies on traces/ (the main job)
+#   make test     set up, build and run every test (what CI runs)
+#   make check    quick loop: build and run the harness unit tests only
+#   make bench    Google Benchmark: replay speed per policy
+#   make corpus   the policy table over all 27 shared thesis traces (../shared/traces/thesis)
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+JOBS ?= 2
+HARNESS := harness
+BUILD := $(HARNESS)/build
+ASAN_BUILD := $(HARNESS)/build-asan
+FUZZ_BUILD := $(HARNESS)/build-fuzz
+VRAMLAB := $(BUILD)/vramlab
+FUZZ_SECONDS ?= 30
+POLICIES ?= lru,minmax,score,score-age,gdsf,belady
+
+.PHONY: all deps build demo corpus check test test-harness test-asan test-fuzz test-mesa \
+	test-libdrm test-kernel bench clean
+
+all: build
+
+deps:
+	@ci/install-deps.sh
+
+build: deps
+	cmake -S $(HARNESS) -B $(BUILD) -DCMAKE_BUILD_TYPE=Release >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(VRAMLAB) sim --policies $(POLICIES) --json $(BUILD)/demo.json traces/
+
+corpus: build
+	$(VRAMLAB) sim --policies lru,minmax,score,score-age,gdsf --json $(BUILD)/corpus.json \
+		../shared/traces/thesis
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench: build
+	$(BUILD)/vramlab_bench --benchmark_min_time=1
+
+test-harness: check
+
+# The unit tests again under AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: deps
+	cmake -S $(HARNESS) -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DVRAMLAB_SANITIZE=ON \
+		-DVRAMLAB_BENCH=OFF >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Every parser's libFuzzer target, FUZZ_SECONDS each, from its seed corpus.
+test-fuzz: deps
+	CC=clang CXX=clang++ cmake -S $(HARNESS) -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+		-DVRAMLAB_FUZZ=ON -DVRAMLAB_BENCH=OFF -DVRAMLAB_FUZZ_SECONDS=$(FUZZ_SECONDS) >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS)
+	cd $(FUZZ_BUILD) && ctest --output-on-failure
+
+test-mesa: build
+	$(MAKE) -C mesa test
+
+test-libdrm:
+	$(MAKE) -C libdrm test
+
+test-kernel:
+	$(MAKE) -C kernel test
+
+test: test-harness test-asan test-fuzz test-libdrm test-mesa
+	@echo "all test suites passed"
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

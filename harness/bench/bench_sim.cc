@@ -1,0 +1,105 @@
+// Google Benchmark: replay speed (entries/s per core) per policy and VRAM size, decode speed and
+// the cost of one MLP score. Timing lives here, never in the pass/fail tests.
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <map>
+
+#include "mlp/mlp.h"
+#include "sim/sim.h"
+
+using namespace vramlab;
+
+namespace {
+
+std::string trace_path(const std::string &name)
+{
+	const std::string shared = std::string(VRAMLAB_SHARED_TRACES) + "/" + name;
+	if (std::filesystem::exists(shared))
+		return shared;
+	return std::string(VRAMLAB_SOURCE_DIR) + "/../traces/" + name;
+}
+
+const CompactTrace &trace(const std::string &name)
+{
+	static std::map<std::string, CompactTrace> cache;
+	auto it = cache.find(name);
+	if (it == cache.end())
+		it = cache.emplace(name, load_compact(trace_path(name), OnDestroyed::Skip)).first;
+	return it->second;
+}
+
+const Mlp &weights()
+{
+	static const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/handset.txt");
+	return m;
+}
+
+void BM_Replay(benchmark::State &state, const std::string &policy, const std::string &name)
+{
+	const CompactTrace &t = trace(name);
+	const PolicyInfo &p = find_policy(policy);
+	SimConfig c;
+	c.vram = uint64_t(state.range(0)) << 20;
+	c.mlp = &weights();
+	uint64_t entries = 0, evictions = 0;
+	for (auto _ : state) {
+		const SimResult r = p.run(t, c);
+		entries += r.entries;
+		evictions = r.evictions;
+	}
+	state.SetItemsProcessed(int64_t(entries));
+	state.counters["evictions"] = double(evictions);
+}
+
+void BM_Decode(benchmark::State &state, const std::string &name)
+{
+	uint64_t entries = 0;
+	for (auto _ : state) {
+		const CompactTrace t = load_compact(trace_path(name), OnDestroyed::Skip);
+		entries += t.ops.size() + t.skipped;
+	}
+	state.SetItemsProcessed(int64_t(entries));
+}
+
+void BM_MlpScore(benchmark::State &state)
+{
+	const Mlp &m = weights();
+	BufferStats s;
+	s.size = 1 << 20;
+	s.vram_size = 256 << 20;
+	uint32_t acc = 0;
+	for (auto _ : state) {
+		s.reads++;
+		s.since_read = s.reads % 3000;
+		acc += m.score(s);
+		benchmark::DoNotOptimize(acc);
+	}
+	state.SetItemsProcessed(state.iterations());
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+	for (const char *name : {"nexuiz1.bin", "lugaru1.bin"}) {
+		for (const char *policy : {"lru", "minmax", "score", "gdsf"})
+			benchmark::RegisterBenchmark(
+			    (std::string("replay/") + policy + "/" + name).c_str(),
+			    [=](benchmark::State &s) { BM_Replay(s, policy, name); })
+			    ->Arg(64)
+			    ->Arg(256)
+			    ->Unit(benchmark::kMillisecond);
+		benchmark::RegisterBenchmark((std::string("decode/") + name).c_str(),
+		                             [=](benchmark::State &s) { BM_Decode(s, name); })
+		    ->Unit(benchmark::kMillisecond);
+	}
+	benchmark::RegisterBenchmark("replay/belady/nederland1.bin", [](benchmark::State &s) {
+		BM_Replay(s, "belady", "nederland1.bin");
+	})->Arg(64)->Unit(benchmark::kMillisecond);
+	benchmark::RegisterBenchmark("mlp/score", BM_MlpScore);
+	benchmark::Initialize(&argc, argv);
+	benchmark::RunSpecifiedBenchmarks();
+	benchmark::Shutdown();
+	return 0;
+}

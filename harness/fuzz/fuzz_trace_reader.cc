@@ -1,0 +1,31 @@
+// libFuzzer target: every trace parser (text, bostats1, v2; plain, gzip or zstd), then the
+// whole pipeline behind it: stats, repair, compaction and one replay. Bad input must end in a
+// TraceError, never in a crash, a sanitizer report or a hang.
+#include <cstdint>
+
+#include "sim/compact.h"
+#include "sim/sim.h"
+#include "trace/stats.h"
+
+using namespace vramlab;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	try {
+		auto r = open_trace_memory(data, size, "fuzz");
+		compute_stats(*r, "fuzz");
+	} catch (const TraceError &) {
+		return 0;
+	}
+	try {
+		auto r = open_trace_memory(data, size, "fuzz");
+		const CompactTrace t = load_compact(*r, "fuzz", OnDestroyed::Repair);
+		SimConfig c;
+		c.vram = 1 << 16;
+		c.check_every = 1;
+		simulate_lru(t, c);
+		simulate_belady(t, c);
+	} catch (const TraceError &) {
+	}
+	return 0;
+}

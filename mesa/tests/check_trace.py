@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Check a vramlab v2 trace (harness/docs/trace-v2.md) written by Mesa's
+RADEON_BO_TRACE and print its record counts.  Independent of the harness,
+so the Mesa side can be tested on its own; `vramlab trace stats` is the
+reference reader.  Needs the zstd command.
+
+usage: check_trace.py TRACE [--min-frames N] [--min-scores N]
+"""
+import subprocess
+import sys
+
+NAMES = {0: "create", 1: "read", 2: "write", 3: "destroy", 4: "cpu",
+         5: "frame", 6: "score", 7: "context", 15: "end"}
+
+
+def fail(path, off, msg):
+    sys.exit("%s: offset %d: %s" % (path, off, msg))
+
+
+def main():
+    args = sys.argv[1:]
+    path = args[0]
+    min_frames = int(args[args.index("--min-frames") + 1]) if "--min-frames" in args else 0
+    min_scores = int(args[args.index("--min-scores") + 1]) if "--min-scores" in args else 0
+    data = subprocess.run(["zstd", "-dcq", path], check=True,
+                          stdout=subprocess.PIPE).stdout
+    pos = 0
+
+    def uleb():
+        nonlocal pos
+        v = shift = 0
+        for i in range(10):
+            if pos >= len(data):
+                fail(path, pos, "truncated (no END)")
+            b = data[pos]
+            pos += 1
+            v |= (b & 0x7f) << shift
+            shift += 7
+            if not b & 0x80:
+                return v
+        fail(path, pos, "uleb longer than 10 bytes")
+
+    if data[:8] != b"vrltrace":
+        fail(path, 0, "bad magic")
+    version = int.from_bytes(data[8:10], "little")
+    hdr_len = int.from_bytes(data[10:14], "little")
+    if version != 2 or hdr_len > 1 << 20:
+        fail(path, 8, "version %d, header %d bytes" % (version, hdr_len))
+    header = data[14:14 + hdr_len].decode()
+    pos = 14 + hdr_len
+    counts = {}
+    creates = 0
+    dead = set()
+    records = 0
+    us = 0
+    while True:
+        off = pos
+        if pos >= len(data):
+            fail(path, pos, "truncated (no END)")
+        tag = data[pos]
+        pos += 1
+        typ, dom = tag & 15, tag >> 4
+        if typ not in NAMES or dom > 7:
+            fail(path, off, "corrupt tag 0x%02x" % tag)
+        us += uleb()
+        if typ == 15:
+            count = uleb()
+            if count != records:
+                fail(path, off, "END count %d, %d records" % (count, records))
+            if pos != len(data):
+                fail(path, pos, "data after END")
+            break
+        records += 1
+        counts[NAMES[typ]] = counts.get(NAMES[typ], 0) + 1
+        if typ == 0:
+            bid, size, flags = uleb(), uleb(), uleb()
+            if bid != creates or flags > 1:
+                fail(path, off, "create id %d (expected %d), flags %d" % (bid, creates, flags))
+            creates += 1
+        elif typ in (1, 2, 3, 4, 6):
+            bid = uleb()
+            if bid >= creates or bid in dead:
+                fail(path, off, "%s of id %d (%d creates, dead: %s)" %
+                     (NAMES[typ], bid, creates, bid in dead))
+            if typ == 3:
+                dead.add(bid)
+            if typ == 6 and uleb() > 0xffffffff:
+                fail(path, off, "score above 2^32-1")
+        elif typ == 7:
+            uleb()
+    print("%s: ok: %d records, %.3f s, header: %s" %
+          (path, records, us / 1e6, " ".join(header.split("\n")).strip()))
+    print("  " + ", ".join("%s %d" % (k, counts.get(k, 0)) for k in
+                           ("create", "read", "write", "cpu", "destroy", "score", "frame")))
+    if counts.get("frame", 0) < min_frames:
+        sys.exit("%s: %d frames, expected at least %d" % (path, counts.get("frame", 0), min_frames))
+    if counts.get("score", 0) < min_scores:
+        sys.exit("%s: %d scores, expected at least %d" % (path, counts.get("score", 0), min_scores))
+
+
+if __name__ == "__main__":
+    main()
