@@ -62,9 +62,9 @@ void BM_Decode(benchmark::State &state, const std::string &name)
 	state.SetItemsProcessed(int64_t(entries));
 }
 
-void BM_MlpScore(benchmark::State &state)
+template <class Net> void BM_MlpScore(benchmark::State &state)
 {
-	const Mlp &m = weights();
+	const Net m(weights());
 	BufferStats s;
 	s.size = 1 << 20;
 	s.vram_size = 256 << 20;
@@ -97,7 +97,7 @@ int main(int argc, char **argv)
 	benchmark::RegisterBenchmark("replay/belady/nederland1.bin", [](benchmark::State &s) {
 		BM_Replay(s, "belady", "nederland1.bin");
 	})->Arg(64)->Unit(benchmark::kMillisecond);
-	benchmark::RegisterBenchmark("mlp/score", BM_MlpScore);
+	benchmark::RegisterBenchmark("mlp/score", BM_MlpScore<Mlp>);
 	benchmark::Initialize(&argc, argv);
 	benchmark::RunSpecifiedBenchmarks();
 	benchmark::Shutdown();

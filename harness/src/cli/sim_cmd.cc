@@ -142,6 +142,7 @@ void run(const SimArgs &a)
 		std::printf("  %-9s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
 		            (unsigned long long)grand[p].cost, pct_better(grand[base].cost, grand[p].cost),
 		            (unsigned long long)grand[p].evictions);
+	std::fflush(stdout);
 	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
 	             out.replayed / 1e6, out.seconds, out.replayed / 1e6 / out.seconds, spec.threads);
 

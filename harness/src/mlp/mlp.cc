@@ -13,7 +13,13 @@ namespace vramlab {
 
 namespace {
 
-inline float clamp01(float x) { return x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); }
+// Written as max-then-min (same bits as the two comparisons, NaN and -0 included) so that it
+// compiles to minss/maxss and vectorises.
+inline float clamp01(float x)
+{
+	const float lo = x < 0.0f ? 0.0f : x;
+	return 1.0f < lo ? 1.0f : lo;
+}
 
 // Perlin's smootherstep on x clamped to [0,1].
 inline float smootherstep(float x)

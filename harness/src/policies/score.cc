@@ -24,10 +24,8 @@ namespace {
 template <bool kByKeyAge> class ScorePolicy {
 public:
 	ScorePolicy(const CompactTrace &t, const SimConfig &c)
-	    : t_(t), vram_(c.vram), mlp_(c.mlp), st_(t.size.size()), heap_(t.size.size())
+	    : t_(t), vram_(c.vram), mlp_(weights(c)), st_(t.size.size()), heap_(t.size.size())
 	{
-		if (!mlp_)
-			throw std::invalid_argument("the score policy needs weights");
 	}
 	bool top_down(uint32_t) const { return false; }
 	void created(uint32_t id, uint32_t)
@@ -77,6 +75,12 @@ private:
 		uint32_t scored = 0; // tick of the last key computation
 		uint64_t key = 0;
 	};
+	static const Mlp &weights(const SimConfig &c)
+	{
+		if (!c.mlp)
+			throw std::invalid_argument("the score policy needs weights");
+		return *c.mlp;
+	}
 	uint64_t rank(uint32_t id, const St &s) const
 	{
 		BufferStats b;
@@ -89,12 +93,12 @@ private:
 		b.reads = s.reads;
 		b.writes = s.writes;
 		b.cpu_ops = s.cpu_ops;
-		return uint64_t(tick_) * 10000 + mlp_->score(b);
+		return uint64_t(tick_) * 10000 + mlp_.score(b);
 	}
 
 	const CompactTrace &t_;
 	uint64_t vram_;
-	const Mlp *mlp_;
+	const Mlp &mlp_;
 	std::vector<St> st_;
 	IndexedHeap<uint64_t> heap_;
 	uint32_t tick_ = 0;
