@@ -31,10 +31,12 @@ build: deps
 
 demo: build
 	$(VRAMLAB) sim --policies $(POLICIES) --json $(BUILD)/demo.json traces/
+	/usr/bin/python3 $(HARNESS)/plots/plot_sim.py $(BUILD)/demo.json $(BUILD)/demo.png
 
 corpus: build
 	$(VRAMLAB) sim --policies lru,minmax,score,score-age,gdsf --json $(BUILD)/corpus.json \
 		../shared/traces/thesis
+	/usr/bin/python3 $(HARNESS)/plots/plot_sim.py $(BUILD)/corpus.json $(BUILD)/corpus.png
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
