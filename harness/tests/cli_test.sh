@@ -62,6 +62,13 @@ PY
 )
 [ "$python_check" = ok ] && ok || bad "sim json: $python_check"
 
+# sim reads all three formats: the repaired trace as v2 and as text gives the same costs.
+"$bin" trace convert "$work/r.bin" "$work/r.vrl" 2>/dev/null || bad "convert repaired to v2"
+"$bin" trace convert "$work/r.bin" "$work/r.txt" 2>/dev/null || bad "convert repaired to text"
+c1=$("$bin" sim --quiet --vram 64 --policies lru "$work/r.vrl" 2>/dev/null | grep '64M  lru')
+c2=$("$bin" sim --quiet --vram 64 --policies lru "$work/r.txt" 2>/dev/null | grep '64M  lru')
+[ -n "$c1" ] && [ "$c1" = "$c2" ] && ok || bad "sim v2 vs text: '$c1' / '$c2'"
+
 # Bad input: non-zero exit and a message that says where.
 printf 'started @0\n0x1 created, size 10, prio 0, @1\n0x1 exploded @2\n' >"$work/bad.txt"
 expect_fail "bad text" "bad.txt: line 3: unknown event" "$bin" trace stats "$work/bad.txt"
