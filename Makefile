@@ -69,7 +69,7 @@ test-libdrm:
 test-kernel:
 	$(MAKE) -C kernel test
 
-test: test-harness test-asan test-fuzz test-libdrm test-mesa
+test: test-harness test-asan test-fuzz test-libdrm test-mesa test-kernel
 	@echo "all test suites passed"
 
 clean:

@@ -98,6 +98,7 @@ int main(int argc, char **argv)
 		BM_Replay(s, "belady", "nederland1.bin");
 	})->Arg(64)->Unit(benchmark::kMillisecond);
 	benchmark::RegisterBenchmark("mlp/score", BM_MlpScore<Mlp>);
+	benchmark::RegisterBenchmark("mlp/plan-handset", BM_MlpScore<MlpPlan>);
 	benchmark::Initialize(&argc, argv);
 	benchmark::RunSpecifiedBenchmarks();
 	benchmark::Shutdown();

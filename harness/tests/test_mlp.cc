@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <random>
+#include <random>
 #include <sstream>
 
 #include "helpers.h"
@@ -137,7 +138,37 @@ TEST(Mlp, SharedScoreVectors)
 		s.writes = v[7];
 		s.cpu_ops = v[8];
 		EXPECT_EQ(nets[label].score(s), v[9]) << line;
+		EXPECT_EQ(MlpPlan(nets[label]).score(s), v[9]) << line;
 		checked++;
 	}
 	EXPECT_GE(checked, 200);
+}
+
+TEST(Mlp, PrunedPlanGivesTheSameBitsAsTheFullNetwork)
+{
+	// Random networks with random weights zeroed (both signs of zero), random statistics.
+	std::mt19937 rng(7);
+	for (int n = 0; n < 100; n++) {
+		std::array<uint8_t, kMlpParams> g;
+		for (auto &b : g)
+			b = uint8_t(rng());
+		Mlp m = Mlp::from_genome(g);
+		for (auto &w : m.p)
+			if (rng() % 3 == 0)
+				w = (rng() & 1) ? 0.0f : -0.0f;
+		const MlpPlan plan(m);
+		for (int i = 0; i < 300; i++) {
+			BufferStats s;
+			s.size = rng() % (2u << 30);
+			s.vram_size = uint64_t(rng() % 12) << 30;
+			s.high_prio = rng() & 1;
+			s.since_read = rng() % 3000;
+			s.since_write = rng() % 3000;
+			s.since_cpu = rng() % 3000;
+			s.reads = rng() % 700;
+			s.writes = rng() % 700;
+			s.cpu_ops = rng() % 700;
+			ASSERT_EQ(plan.score(s), m.score(s)) << "network " << n << " input " << i;
+		}
+	}
 }

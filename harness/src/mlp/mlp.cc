@@ -35,7 +35,11 @@ constexpr int kInW = 0, kInB = 9, kHid = 18, kOut = 108;
 
 std::array<float, kMlpInputs> Mlp::inputs(const BufferStats &s)
 {
-	auto f = [](uint64_t v, float scale) { return clamp01(static_cast<float>(v) / scale); };
+	// v >= scale gives exactly 1 after the clamp (rounding is monotone), so skip the division.
+	auto f = [](uint64_t v, float scale) {
+		const float fv = static_cast<float>(v);
+		return fv >= scale ? 1.0f : clamp01(fv / scale);
+	};
 	return {
 	    f(s.size, 1073741824.0f),    f(s.vram_size, 10737418240.0f), s.high_prio ? 1.0f : 0.0f,
 	    f(s.since_read, 2400.0f),    f(s.since_write, 2400.0f),       f(s.reads, 500.0f),
@@ -65,6 +69,45 @@ uint32_t Mlp::score_inputs(const std::array<float, kMlpInputs> &x) const
 }
 
 uint32_t Mlp::score(const BufferStats &s) const { return score_inputs(inputs(s)); }
+
+MlpPlan::MlpPlan(const Mlp &m) : m_(m)
+{
+	for (int j = 0; j < kMlpInputs; j++) {
+		const float out_w = m.p[kOut + j];
+		if (out_w == 0.0f)
+			continue;
+		Neuron n{uint8_t(terms_.size()), 0, m.p[kHid + j * 10 + 9], out_w};
+		for (int i = 0; i < kMlpInputs; i++) {
+			const float w = m.p[kHid + j * 10 + i];
+			if (w == 0.0f)
+				continue;
+			terms_.push_back({uint8_t(i), w});
+			inputs_used_ |= uint16_t(1u << i);
+			n.count++;
+		}
+		hidden_.push_back(n);
+	}
+}
+
+uint32_t MlpPlan::score(const BufferStats &s) const
+{
+	const auto x = Mlp::inputs(s);
+	float a[kMlpInputs];
+	for (int i = 0; i < kMlpInputs; i++)
+		if (inputs_used_ & (1u << i))
+			a[i] = smootherstep(m_.p[kInW + i] * x[i] + m_.p[kInB + i]);
+	float o = 0.0f;
+	for (const Neuron &n : hidden_) {
+		float sum = 0.0f;
+		for (int k = n.first; k < n.first + n.count; k++)
+			sum = sum + terms_[k].w * a[terms_[k].input];
+		o = o + n.out_w * smootherstep(sum + n.bias);
+	}
+	o = smootherstep(o + m_.p[kOut + 9]);
+	if (o > 0.999f)
+		o = 0.999f;
+	return static_cast<uint32_t>(static_cast<double>(o) * 4294967296.0);
+}
 
 Mlp Mlp::parse(const std::string &text, const std::string &name)
 {

@@ -98,7 +98,7 @@ private:
 
 	const CompactTrace &t_;
 	uint64_t vram_;
-	const Mlp &mlp_;
+	const MlpPlan mlp_;
 	std::vector<St> st_;
 	IndexedHeap<uint64_t> heap_;
 	uint32_t tick_ = 0;
