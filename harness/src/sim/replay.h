@@ -112,7 +112,7 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
 			p.gpu(id, uint32_t(pos), w);
 			if (resident[id]) {
-				r.cost += b; // below the clamp: sizes are under VRAM size <= 4 GiB
+				r.cost += cost::gpu_in_vram(b);
 				if (b)
 					p.touched(id);
 			} else if (move_in(id, b)) {
