@@ -1,0 +1,65 @@
+# The tree / unpack / export targets shared by mesa/Makefile and libdrm/Makefile: a Debian
+# source package committed pristine in a cache outside the clone, with a patch series applied.
+#
+# The including Makefile sets: SRC (the source tree), GIT (git -C $(SRC) with an identity),
+# PKG and PKG_VERSION (the Debian source package), PATCHDIR, BASE_TAG, BRANCH, SUBJECT_PREFIX,
+# HERE (its own directory, holding cover-letter.txt), ROOT, VRAMLAB_CACHE, BUILD, PREFIX,
+# MESON_OPTS, JOBS, and a `deps` target.
+#
+# `tree` is idempotent: the source is unpacked and tagged once; the branch is rebuilt from the
+# tag only when the series changed (a stamp in .git records the checksum of the applied
+# patches), so an unchanged series touches no file and the build has nothing to redo.
+
+SERIES = shopt -s nullglob; p=( $(PATCHDIR)/0*.patch ); p=( $${p[@]/*0000-cover-letter.patch} )
+
+.PHONY: tree unpack export build
+
+tree: deps
+	@mkdir -p $(VRAMLAB_CACHE)
+	@if ! git -C $(SRC) rev-parse -q --verify refs/tags/$(BASE_TAG) >/dev/null 2>&1; then \
+		$(MAKE) -s --no-print-directory unpack; \
+	fi
+	@$(SERIES); sum=$$(cat /dev/null $${p[@]} | sha256sum | cut -d' ' -f1); \
+	if [ "$$(cat $(SRC)/.git/vramlab-series 2>/dev/null)" = "$$sum" ] && \
+	   [ "$$($(GIT) symbolic-ref -q --short HEAD)" = "$(BRANCH)" ] && \
+	   [ -z "$$($(GIT) status --porcelain --untracked-files=no)" ]; then \
+		echo "tree: $(SRC) up to date at $$($(GIT) describe --tags --always) ($${#p[@]} patches)"; \
+		exit 0; \
+	fi; \
+	$(GIT) am --abort >/dev/null 2>&1 || true; \
+	$(GIT) checkout -q -f -B $(BRANCH) $(BASE_TAG); \
+	if [ $${#p[@]} -gt 0 ]; then $(GIT) am -q --whitespace=error-all $${p[@]}; fi; \
+	echo "$$sum" > $(SRC)/.git/vramlab-series; \
+	echo "tree: $(SRC) at $$($(GIT) describe --tags --always) ($${#p[@]} patches)"
+
+unpack:
+	@$(ROOT)/ci/deb-src.sh $(PKG)
+	@echo "apt-get source $(PKG) into $(SRC)"
+	@rm -rf $(SRC) $(SRC).tmp; mkdir -p $(SRC).tmp
+	@cd $(SRC).tmp && apt-get source -q $(PKG) >/dev/null
+	@d=$$(ls -d $(SRC).tmp/$(PKG)-$(PKG_VERSION)); mv $$d $(SRC); rm -rf $(SRC).tmp
+	@rm -rf $(SRC)/.pc
+	@git -C $(SRC) init -q -b master
+	@$(GIT) add -A -f
+	@$(GIT) commit -q -m "$(PKG) $(PKG_VERSION) (Debian source, pristine)"
+	@$(GIT) tag $(BASE_TAG)
+
+export:
+	@test -d $(SRC)/.git || { echo "no tree; run make tree"; exit 1; }
+	@mkdir -p $(PATCHDIR)
+	@rm -f $(PATCHDIR)/*.patch
+	@$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
+		--subject-prefix="$(SUBJECT_PREFIX)" -o $(PATCHDIR) $(BASE_TAG)..HEAD
+	@$(ROOT)/mesa/cover-letter.sh $(PATCHDIR)/0000-cover-letter.patch $(HERE)/cover-letter.txt
+	@$(SERIES); cat /dev/null $${p[@]} | sha256sum | cut -d' ' -f1 > $(SRC)/.git/vramlab-series
+	@ls $(PATCHDIR)
+
+# meson configures once; later runs are incremental. The build time is printed.
+build:
+	@test -d $(SRC)/.git || { echo "no tree; run make tree"; exit 1; }
+	@if [ ! -f $(BUILD)/build.ninja ]; then \
+		meson setup $(BUILD) $(SRC) --prefix=$(PREFIX) --libdir=lib $(MESON_OPTS); \
+	fi
+	@t0=$$(date +%s); ninja -C $(BUILD) -j$(JOBS); \
+	meson install -C $(BUILD) --quiet --no-rebuild >/dev/null; \
+	echo "build: $$(( $$(date +%s) - t0 )) s, installed into $(PREFIX)"
