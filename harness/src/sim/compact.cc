@@ -15,7 +15,9 @@ CompactTrace load_compact(TraceReader &r, const std::string &name, OnDestroyed m
 {
 	CompactTrace t;
 	t.name = name;
-	std::vector<uint32_t> raw;
+	std::vector<uint32_t> raw;  // repair needs two passes; skip filters as it reads
+	std::vector<bool> dead;     // per buffer: destroyed yet (skip mode)
+	std::vector<uint32_t> &out = mode == OnDestroyed::Repair ? raw : t.ops;
 	Event e;
 	while (r.next(e)) {
 		if (e.type > EventType::Cpu)
@@ -25,24 +27,34 @@ CompactTrace load_compact(TraceReader &r, const std::string &name, OnDestroyed m
 		if (e.type == EventType::Create) {
 			t.size.push_back(e.size);
 			t.prio.push_back(e.high_prio);
+			dead.push_back(false);
+		} else if (mode == OnDestroyed::Skip) {
+			if (dead[e.id]) {
+				t.skipped++;
+				continue;
+			}
+			if (e.type == EventType::Destroy)
+				dead[e.id] = true;
 		}
-		raw.push_back(CompactTrace::pack(e.type, e.id));
+		out.push_back(CompactTrace::pack(e.type, e.id));
+	}
+	if (mode == OnDestroyed::Skip) {
+		t.ops.shrink_to_fit();
+		return t;
 	}
 	const size_t n = t.size.size();
-	if (mode == OnDestroyed::Repair) {
-		std::vector<bool> never_used(n, true);
-		for (uint32_t op : raw)
-			if (op >> CompactTrace::kTypeShift != uint32_t(EventType::Create))
-				never_used[op & CompactTrace::kIdMask] = false;
-		Repairer rep(std::move(never_used));
-		for (uint32_t &op : raw) {
-			const auto type = EventType(op >> CompactTrace::kTypeShift);
-			op = CompactTrace::pack(type, rep.map(type, op & CompactTrace::kIdMask));
-		}
-		t.repair = rep.report();
+	std::vector<bool> never_used(n, true);
+	for (uint32_t op : raw)
+		if (op >> CompactTrace::kTypeShift != uint32_t(EventType::Create))
+			never_used[op & CompactTrace::kIdMask] = false;
+	Repairer rep(std::move(never_used));
+	for (uint32_t &op : raw) {
+		const auto type = EventType(op >> CompactTrace::kTypeShift);
+		op = CompactTrace::pack(type, rep.map(type, op & CompactTrace::kIdMask));
 	}
-	// Drop what still falls on a destroyed id (all of it in skip mode, the unresolved in repair).
-	std::vector<bool> dead(n, false);
+	t.repair = rep.report();
+	// What repair could not place still falls on a destroyed id: skipped and counted.
+	dead.assign(n, false);
 	t.ops.reserve(raw.size());
 	for (uint32_t op : raw) {
 		const auto type = EventType(op >> CompactTrace::kTypeShift);

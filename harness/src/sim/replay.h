@@ -32,20 +32,25 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 	Vram vram(c.vram);
 	SimResult r;
 	const size_t n = t.size.size();
-	std::vector<uint64_t> addr(n, 0);
-	std::vector<uint8_t> resident(n, 0);
-	const uint64_t *size = t.size.data();
+	// Size and place of each buffer side by side: one cache line per event.
+	constexpr uint64_t kAway = UINT64_MAX; // not in VRAM
+	struct Slot {
+		uint64_t size, addr;
+	};
+	std::vector<Slot> buf(n);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = {t.size[i], kAway};
 	uint64_t used = 0;
 	bool evicted_now = false;
 
 	auto evict = [&](uint32_t v) {
-		const uint64_t b = size[v];
+		const uint64_t b = buf[v].size;
 		r.cost += cost::move(b);
 		r.evictions++;
 		r.evicted_bytes += b;
-		vram.release(addr[v], b);
+		vram.release(buf[v].addr, b);
 		used -= b;
-		resident[v] = 0;
+		buf[v].addr = kAway;
 		p.removed(v);
 		evicted_now = true;
 	};
@@ -60,13 +65,12 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 			}
 			evict(v);
 		}
-		addr[id] = vram.place(b, p.top_down(id));
+		buf[id].addr = vram.place(b, p.top_down(id));
 		used += b;
-		resident[id] = 1;
 		r.moves_in++;
-		p.inserted(id, addr[id]);
+		p.inserted(id, buf[id].addr);
 		if (c.placements)
-			c.placements->push_back({id, addr[id]});
+			c.placements->push_back({id, buf[id].addr});
 		return true;
 	};
 	auto check = [&](size_t pos) {
@@ -76,8 +80,8 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 			throw std::logic_error("used + free != VRAM size at entry " + std::to_string(pos));
 		std::vector<std::pair<uint64_t, uint64_t>> live;
 		for (size_t i = 0; i < n; i++)
-			if (resident[i] && size[i])
-				live.push_back({addr[i], size[i]});
+			if (buf[i].addr != kAway && buf[i].size)
+				live.push_back({buf[i].addr, buf[i].size});
 		std::sort(live.begin(), live.end());
 		for (size_t i = 1; i < live.size(); i++)
 			if (live[i - 1].first + live[i - 1].second > live[i].first)
@@ -89,7 +93,8 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 	for (size_t pos = 0; pos < nops; pos++) {
 		const uint32_t op = t.ops[pos];
 		const uint32_t id = op & CompactTrace::kIdMask;
-		const uint64_t b = size[id];
+		Slot &slot = buf[id];
+		const uint64_t b = slot.size;
 		evicted_now = false;
 		switch (EventType(op >> CompactTrace::kTypeShift)) {
 		case EventType::Create:
@@ -99,7 +104,7 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 			}
 			p.created(id, uint32_t(pos));
 			if (b == 0) {
-				resident[id] = 1;
+				slot.addr = 0; // takes no space, always resident
 				r.cost += cost::move(0);
 			} else if (move_in(id, b)) {
 				r.cost += cost::move(b);
@@ -111,7 +116,7 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 		case EventType::Write: {
 			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
 			p.gpu(id, uint32_t(pos), w);
-			if (resident[id]) {
+			if (slot.addr != kAway) {
 				r.cost += cost::gpu_in_vram(b);
 				if (b)
 					p.touched(id);
@@ -123,16 +128,16 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 			break;
 		}
 		case EventType::Cpu:
-			r.cost += resident[id] ? cost::cpu_vram(b) : cost::cpu_ram(b);
+			r.cost += slot.addr != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
 			p.cpu(id);
 			break;
 		case EventType::Destroy:
-			if (resident[id] && b) {
-				vram.release(addr[id], b);
+			if (slot.addr != kAway && b) {
+				vram.release(slot.addr, b);
 				used -= b;
 				p.removed(id);
 			}
-			resident[id] = 0;
+			slot.addr = kAway;
 			break;
 		default: break;
 		}

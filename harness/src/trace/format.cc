@@ -33,15 +33,24 @@ public:
 	{
 		const uint64_t off = src_->offset();
 		uint8_t head;
-		if (!src_->get(head))
-			return false;
+		uint32_t index = 0;
+		if (const uint8_t *p = src_->peek(1 + index_bytes_)) {
+			// Fast path: the whole entry head is buffered.
+			head = p[0];
+			for (unsigned i = 0; i < index_bytes_; i++)
+				index |= uint32_t(p[1 + i]) << (8 * i);
+			src_->skip(1 + index_bytes_);
+		} else {
+			if (!src_->get(head))
+				return false;
+			uint8_t idx[3] = {0, 0, 0};
+			if (!src_->read(idx, index_bytes_))
+				src_->fail_at(off, "truncated entry");
+			index = idx[0] | idx[1] << 8 | idx[2] << 16;
+		}
 		const unsigned id = head >> 5;
 		if (id > 4)
 			src_->fail_at(off, "unknown event id " + std::to_string(id));
-		uint8_t idx[3] = {0, 0, 0};
-		if (!src_->read(idx, index_bytes_))
-			src_->fail_at(off, "truncated entry");
-		const uint32_t index = idx[0] | idx[1] << 8 | idx[2] << 16;
 		if (index >= info_.declared_buffers)
 			src_->fail_at(off, "buffer index " + std::to_string(index) +
 			                       " >= buffer count " + std::to_string(info_.declared_buffers));

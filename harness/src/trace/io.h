@@ -29,6 +29,10 @@ public:
 		b = buf_[pos_++];
 		return true;
 	}
+	// Fast path for parsers: a pointer to the next n bytes if they are already buffered
+	// contiguously (else nullptr: use get/read), and skip() to consume them.
+	const uint8_t *peek(size_t n) const { return len_ - pos_ >= n ? buf_.data() + pos_ : nullptr; }
+	void skip(size_t n) { pos_ += n; }
 	// Exactly n bytes or false (the stream ended first).
 	bool read(void *dst, size_t n);
 	// Offset of the next byte in the decompressed stream.
