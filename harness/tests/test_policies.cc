@@ -214,3 +214,23 @@ TEST(Belady, ChoosesAContiguousRunNotTheFarthestBuffer)
 	EXPECT_EQ(b.r.evicted_bytes, 30u);
 	EXPECT_EQ(b.placed[3], (std::pair<uint32_t, uint64_t>{3, 50}));
 }
+
+TEST(ScoreAge, BusyBuffersKeepFreshKeysWhereTheLiteralRuleAgesThem)
+{
+	// A is read on every tick for 700 ticks after B's create. Under `score` A's gaps are never
+	// over 600 ticks, so its key stays at its create (tick 1) and C evicts the busy A. Under
+	// `score-age` A's key is recomputed at tick 602 (600 ticks after its last computation), so
+	// B (key from tick 2) is the lowest and goes instead.
+	std::string t = "0xa created, size 40, prio 0, @0\n0xb created, size 40, prio 0, @0\n";
+	for (int i = 0; i < 700; i++)
+		t += "0xa read @1\n";
+	t += "0xc created, size 30, prio 0, @2\n";
+	const Mlp m = constant_mlp();
+	auto literal = run(simulate_score, t, 100, 0, &m);
+	auto age = run(simulate_score_age, t, 100, 0, &m);
+	EXPECT_EQ(literal.placed.back(), (std::pair<uint32_t, uint64_t>{2, 0}));
+	EXPECT_EQ(age.placed.back(), (std::pair<uint32_t, uint64_t>{2, 40}));
+	EXPECT_EQ(literal.r.evictions, 1u);
+	EXPECT_EQ(age.r.evictions, 1u);
+	EXPECT_EQ(age.r.cost, 2 * kMove40 + 700 * 40 + kMove30 + kMove40);
+}
