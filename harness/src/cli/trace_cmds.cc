@@ -103,6 +103,30 @@ void cmd_show(const std::string &file, const std::string &color)
 	}
 }
 
+// v2 forbids events on a destroyed id (trace-v2.md): tracks destroys and says which to drop.
+class DeadIds {
+public:
+	explicit DeadIds(Format target) : active_(target == Format::V2) {}
+	bool drop(const Event &e)
+	{
+		if (e.type == EventType::Create) {
+			dead_.resize(std::max<size_t>(dead_.size(), e.id + 1));
+			return false;
+		}
+		if (e.type > EventType::Cpu)
+			return false;
+		if (active_ && dead_[e.id])
+			return true;
+		if (e.type == EventType::Destroy)
+			dead_[e.id] = true;
+		return false;
+	}
+
+private:
+	bool active_;
+	std::vector<bool> dead_;
+};
+
 // Counts what a conversion loses, so the user is told.
 struct Losses {
 	uint64_t on_destroyed = 0, v2_only = 0, domains = 0, clipped = 0, sub_ms = 0;
@@ -140,18 +164,14 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	auto w = make_writer(target, out, info);
 	Losses loss;
 	loss.meta = target != Format::V2 && !info.meta.empty();
-	std::vector<bool> dead;
+	DeadIds dead(target);
 	Event e;
 	uint64_t last_ms = 0, written = 0;
 	while (r->next(e)) {
-		if (e.type == EventType::Create) {
-			dead.resize(std::max<size_t>(dead.size(), e.id + 1));
-		} else if (e.type <= EventType::Cpu && dead[e.id] && target == Format::V2) {
-			loss.on_destroyed++; // v2 cannot name a dead buffer
+		if (dead.drop(e)) {
+			loss.on_destroyed++;
 			continue;
 		}
-		if (e.type == EventType::Destroy)
-			dead[e.id] = true;
 		if (target != Format::V2) {
 			if (e.type > EventType::Cpu) {
 				loss.v2_only++;
@@ -192,38 +212,24 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 
 void cmd_repair(const std::string &in, const std::string &out, const std::string &to)
 {
-	// Pass 1: which buffers never get an entry of their own; and the totals to keep.
+	// Pass 1: the totals to keep, and which buffers never get an entry of their own.
 	auto r1 = open_trace(in);
 	const Format target = format_for_output(out, to, r1->info().format);
 	std::vector<bool> never_used;
-	Event e;
-	while (r1->next(e)) {
-		if (e.type == EventType::Create)
-			never_used.resize(std::max<size_t>(never_used.size(), e.id + 1), true);
-		else if (e.type <= EventType::Cpu)
-			never_used[e.id] = false;
-	}
-	const TraceStats before = [&] {
-		auto r = open_trace(in);
-		return compute_stats(*r, base_name(in));
-	}();
+	const TraceStats before = compute_stats(*r1, base_name(in), &never_used);
 	// Pass 2: rewrite.
 	auto r2 = open_trace(in);
-	TraceInfo info = r2->info();
 	Repairer rep(std::move(never_used));
-	auto w = make_writer(target, out, info);
+	auto w = make_writer(target, out, r2->info());
 	uint64_t dropped = 0;
-	std::vector<bool> dead;
+	DeadIds dead(target);
+	Event e;
 	while (r2->next(e)) {
 		e.id = rep.map(e.type, e.id);
-		if (e.type == EventType::Create)
-			dead.resize(std::max<size_t>(dead.size(), e.id + 1));
-		else if (e.type <= EventType::Cpu && dead[e.id] && target == Format::V2) {
+		if (dead.drop(e)) {
 			dropped++;
 			continue;
 		}
-		if (e.type == EventType::Destroy)
-			dead[e.id] = true;
 		w->write(e);
 	}
 	w->close();

@@ -10,7 +10,7 @@ std::string base_name(const std::string &path)
 	return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-TraceStats compute_stats(TraceReader &r, const std::string &name)
+TraceStats compute_stats(TraceReader &r, const std::string &name, std::vector<bool> *never_used)
 {
 	enum : uint8_t { Used = 1, Dead = 2 };
 	TraceStats s;
@@ -48,6 +48,11 @@ TraceStats compute_stats(TraceReader &r, const std::string &name)
 	s.buffers = r.info().declared_buffers ? r.info().declared_buffers : s.creates;
 	for (uint8_t st : state)
 		s.never_used += !(st & Used);
+	if (never_used) {
+		never_used->resize(state.size());
+		for (size_t i = 0; i < state.size(); i++)
+			(*never_used)[i] = !(state[i] & Used);
+	}
 	return s;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "trace/format.h"
 
@@ -17,7 +18,10 @@ struct TraceStats {
 	uint64_t frames = 0;              // v2 FRAME records
 };
 
-TraceStats compute_stats(TraceReader &r, const std::string &name);
+// never_used, if given, receives per buffer id whether it got no entry of its own (what
+// Repairer needs), from the same single pass.
+TraceStats compute_stats(TraceReader &r, const std::string &name,
+                         std::vector<bool> *never_used = nullptr);
 std::string base_name(const std::string &path);
 
 } // namespace vramlab
