@@ -34,9 +34,8 @@ defined_only() {
 	local line sym
 	while IFS= read -r line; do
 		sym=$(sed -nE 's/^CONFIG_([A-Za-z0-9_]+)=.*/\1/p' <<<"$line")
-		if [ -n "$sym" ] && ! grep -rqsx --include='Kconfig*' \
-				"config $sym" "$tree/drivers" "$tree/lib" \
-				"$tree/arch/um" "$tree/mm" "$tree/kernel"; then
+		if [ -n "$sym" ] && ! grep -rqsxE --include='Kconfig*' \
+				"(menu)?config $sym" "$tree"; then
 			echo "# $line (not defined at this commit)"
 			continue
 		fi
