@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/sim_kernel.h"
 #include "sim/run.h"
 
 namespace vramlab {
@@ -24,6 +25,10 @@ struct SimArgs {
 	unsigned threads = 0;
 	std::string json;
 	bool quiet = false;
+	std::string model = "thesis";
+	uint32_t window = 256;
+	double pcie_gbps = 8, vram_gbps = 232, move_latency_us = 20;
+	bool policies_given = false;
 };
 
 std::vector<std::string> split(const std::string &s)
@@ -66,8 +71,43 @@ double pct_better(uint64_t base, uint64_t x)
 	return base ? (double(base) - double(x)) / double(base) * 100.0 : 0.0;
 }
 
+void run_kernel(const SimArgs &a)
+{
+	KernelSimArgs k;
+	k.inputs = a.inputs;
+	k.policies = split(a.policies_given ? a.policies : "lru,minmax,key,minmax+key");
+	if (k.policies.empty())
+		throw CLI::ValidationError("--policies", "is empty");
+	for (auto &v : split(a.vram)) {
+		const uint64_t mib = parse_size(v);
+		if (mib == 0 || mib > (1u << 20))
+			throw CLI::ValidationError("--vram", v + " MiB is out of range");
+		k.vram_mib.push_back(mib);
+	}
+	const uint64_t thr = parse_size(a.threshold);
+	if (thr % 1024 || thr / 1024 > 1048576)
+		throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB "
+		                                          "(radeon.topdown_threshold)");
+	k.config.topdown_kib = uint32_t(thr / 1024);
+	if (a.window < 1 || a.window > 4096)
+		throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
+	k.config.window = a.window;
+	k.config.pcie_gbps = a.pcie_gbps;
+	k.config.vram_gbps = a.vram_gbps;
+	k.config.move_latency_us = a.move_latency_us;
+	k.threads = a.threads;
+	k.json = a.json;
+	k.quiet = a.quiet;
+#ifdef VRAMLAB_CHECK_INVARIANTS
+	k.config.check_every = 10000;
+#endif
+	run_kernel_sim(k);
+}
+
 void run(const SimArgs &a)
 {
+	if (a.model == "kernel")
+		return run_kernel(a);
 	RunSpec spec;
 	spec.traces = expand_traces(a.inputs);
 	spec.policies = split(a.policies);
@@ -194,7 +234,28 @@ void add_sim_command(CLI::App &app)
 	static SimArgs a;
 	auto *sim = app.add_subcommand("sim", "replay traces through simulated VRAM");
 	sim->add_option("TRACE", a.inputs, "trace files or directories of them")->required();
-	sim->add_option("--policies", a.policies, "comma-separated; the first is the baseline")
+	std::string pol_help = "comma-separated; the first is the baseline. thesis model:";
+	for (auto &p : policies())
+		pol_help += std::string(" ") + p.name;
+	pol_help += "; kernel model (default all):";
+	for (auto &p : kernel_policies())
+		pol_help += std::string(" ") + p.name;
+	sim->add_option("--model", a.model,
+	                "thesis: the thesis's cost model; kernel: Linux 6.12 with the series "
+	                "(docs/kernel-model.md)")
+	    ->check(CLI::IsMember({"thesis", "kernel"}))
+	    ->capture_default_str();
+	sim->add_option("--policies", a.policies, pol_help)
+	    ->capture_default_str()
+	    ->each([](const std::string &) { a.policies_given = true; });
+	sim->add_option("--window", a.window, "kernel model: radeon.bo_score_window")
+	    ->capture_default_str();
+	sim->add_option("--pcie-gbps", a.pcie_gbps, "kernel model: PCIe bandwidth, GB/s")
+	    ->capture_default_str();
+	sim->add_option("--vram-gbps", a.vram_gbps, "kernel model: VRAM bandwidth, GB/s")
+	    ->capture_default_str();
+	sim->add_option("--move-latency-us", a.move_latency_us,
+	                "kernel model: fixed cost of one move, microseconds")
 	    ->capture_default_str();
 	sim->add_option("--vram", a.vram, "VRAM sizes in MiB")->capture_default_str();
 	sim->add_option("--threshold", a.threshold, "min-max size threshold")->capture_default_str();

@@ -72,7 +72,8 @@ void cmd_show(const std::string &file, const std::string &color)
 	for (auto &[k, v] : r->info().meta)
 		std::printf("# %s: %s\n", k.c_str(), v.c_str());
 	static const char *const kColor[] = {"\033[32m", "\033[36m", "\033[33m", "\033[31m",
-	                                     "\033[35m", "\033[1m",  "\033[34m", "\033[2m"};
+	                                     "\033[35m", "\033[1m",  "\033[34m", "\033[2m",
+	                                     "\033[1;36m"};
 	Event e;
 	char when[48];
 	while (r->next(e)) {
@@ -95,6 +96,18 @@ void cmd_show(const std::string &file, const std::string &color)
 			break;
 		case EventType::Context:
 			std::printf("%scontext %u from %s%s\n", on, e.id, when, off);
+			break;
+		case EventType::Cs:
+			std::printf("%scommand stream on ring %u at %s: %u buffers%s%s\n", on, e.ring, when,
+			            e.nrelocs, e.cs_scores ? ", scores" : "", off);
+			for (uint32_t i = 0; i < e.nrelocs; i++) {
+				const CsReloc &rl = e.relocs[i];
+				std::printf("  buffer %u read %u write %u prio %u", rl.id, rl.read_domains,
+				            rl.write_domain, rl.prio);
+				if (e.cs_scores)
+					std::printf(" score %u", rl.score);
+				std::printf("\n");
+			}
 			break;
 		default:
 			std::printf("%s%s buffer %u at %s%s\n", on, std::string(event_name(e.type)).c_str(),
@@ -146,8 +159,13 @@ uint32_t count_creates(const std::string &file)
 void cmd_convert(const std::string &in, const std::string &out, const std::string &to,
                  const std::vector<std::string> &meta)
 {
-	auto r = open_trace(in);
+	auto raw = open_trace(in);
 	const Format target = format_for_output(out, to, Format::V2);
+	// Formats without CS records get each buffer of a CS as a read or write.
+	std::unique_ptr<TraceReader> expanded;
+	if (target != Format::V2)
+		expanded = std::make_unique<CsExpander>(*raw);
+	TraceReader *r = expanded ? expanded.get() : raw.get();
 	TraceInfo info = r->info();
 	info.format = target;
 	if (target == Format::Bostats1 && !info.declared_buffers)

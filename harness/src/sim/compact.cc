@@ -11,8 +11,9 @@ CompactTrace load_compact(const std::string &path, OnDestroyed mode)
 	return load_compact(*r, base_name(path), mode);
 }
 
-CompactTrace load_compact(TraceReader &r, const std::string &name, OnDestroyed mode)
+CompactTrace load_compact(TraceReader &in, const std::string &name, OnDestroyed mode)
 {
+	CsExpander r(in); // the thesis model sees each buffer of a CS as a read or write
 	CompactTrace t;
 	t.name = name;
 	std::vector<uint32_t> raw;  // repair needs two passes; skip filters as it reads

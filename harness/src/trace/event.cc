@@ -13,6 +13,7 @@ std::string_view event_name(EventType t)
 	case EventType::Frame: return "frame";
 	case EventType::Score: return "score";
 	case EventType::Context: return "context";
+	case EventType::Cs: return "command stream";
 	}
 	return "?";
 }

@@ -16,6 +16,19 @@ enum class EventType : uint8_t {
 	Frame = 5,   // v2 only: end of a frame
 	Score = 6,   // v2 only: score sent for a buffer
 	Context = 7, // v2 only: following events belong to this context
+	Cs = 8,      // v2.1 only: one command submission and its buffer list
+};
+
+// The radeon uapi's "no score": the kernel's key is its submission stamp (LRU).
+inline constexpr uint32_t kScoreNeutral = 0xffffffffu;
+
+// One relocation of a command submission, as the kernel receives it.
+struct CsReloc {
+	uint32_t id = 0;            // buffer id
+	uint8_t read_domains = 0;   // domain bits (below)
+	uint8_t write_domain = 0;
+	uint8_t prio = 0;           // the relocation's priority flags, 0..15
+	uint32_t score = kScoreNeutral; // score sent for it (kScoreNeutral when none)
 };
 
 // Domain bits, as radeon's uapi uses them.
@@ -29,7 +42,16 @@ struct Event {
 	uint64_t size = 0;    // Create only
 	uint64_t time_us = 0; // absolute, from the trace's origin
 	uint32_t score = 0;   // Score only
+	// Cs only: the ring, whether a score chunk was sent, and the buffer list (owned by the
+	// reader or writer's caller; valid until the next event is read).
+	uint8_t ring = 0;
+	bool cs_scores = false;
+	uint32_t nrelocs = 0;
+	const CsReloc *relocs = nullptr;
 };
+
+// Radeon's ring ids (RADEON_CS_RING_*) as CS records carry them.
+enum : uint8_t { RingGfx = 0, RingCompute = 1, RingDma = 2, RingUvd = 3, RingVce = 4 };
 
 std::string_view event_name(EventType t);
 

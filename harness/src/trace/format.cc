@@ -14,6 +14,11 @@ constexpr char kV2Magic[8] = {'v', 'r', 'l', 't', 'r', 'a', 'c', 'e'};
 constexpr uint32_t kV2MaxHeader = 1 << 20;
 
 enum : uint8_t { kV2End = 15 };
+// v2.0 files have no CS records; v2.1 adds them (docs/trace-v2.md).
+constexpr uint8_t kV2Major = 2, kV2Minor = 1;
+constexpr uint64_t kV2MaxRelocs = 1 << 20;
+// A CS relocation's domain byte: read domains, write domain, "a score follows".
+constexpr unsigned kRelocWriteShift = 3, kRelocScoreBit = 0x40;
 
 // ---------------------------------------------------------------------------------------------
 // bostats1: gzip stream, magic, u32 N, packed entries (trace-format.md).
@@ -321,9 +326,10 @@ public:
 		uint8_t h[6];
 		if (!src_->read(h, 6))
 			src_->fail("truncated header");
-		const unsigned version = h[0] | h[1] << 8;
-		if (version != 2)
-			src_->fail_at(8, "unsupported version " + std::to_string(version));
+		if (h[0] != kV2Major || h[1] > kV2Minor)
+			src_->fail_at(8, "unsupported version " + std::to_string(h[0]) + "." +
+			                     std::to_string(h[1]) + " (this reader knows 2.0 and 2.1)");
+		minor_ = h[1];
 		const uint32_t len = h[2] | h[3] << 8 | h[4] << 16 | uint32_t(h[5]) << 24;
 		if (len > kV2MaxHeader)
 			src_->fail_at(10, "header length " + std::to_string(len) + " exceeds 1 MiB");
@@ -369,8 +375,9 @@ public:
 				ended_ = true;
 				continue;
 			}
-			if (type > 7)
-				src_->fail_at(off, "unknown record type " + std::to_string(type));
+			if (type > 8 || (type == 8 && minor_ < 1))
+				src_->fail_at(off, "unknown record type " + std::to_string(type) +
+				                       (type == 8 ? " (CS records need version 2.1)" : ""));
 			records_++;
 			time_us_ += dt;
 			e = Event{};
@@ -396,6 +403,7 @@ public:
 				break;
 			}
 			case EventType::Frame: break;
+			case EventType::Cs: read_cs(off, e); break;
 			case EventType::Context: {
 				const uint64_t ctx = uleb(off);
 				if (ctx > UINT32_MAX)
@@ -420,6 +428,48 @@ public:
 	}
 
 private:
+	void read_cs(uint64_t off, Event &e)
+	{
+		if (e.domain)
+			src_->fail_at(off, "domain bits on a CS record");
+		const uint64_t ring = uleb(off), flags = uleb(off), n = uleb(off);
+		if (ring > 255)
+			src_->fail_at(off, "ring " + std::to_string(ring) + " out of range");
+		if (flags > 1)
+			src_->fail_at(off, "unknown CS flags " + std::to_string(flags));
+		if (n > kV2MaxRelocs)
+			src_->fail_at(off, "CS with " + std::to_string(n) + " buffers (at most 2^20)");
+		e.ring = static_cast<uint8_t>(ring);
+		e.cs_scores = flags & 1;
+		relocs_.resize(n);
+		for (CsReloc &r : relocs_) {
+			r.id = live_id(off, EventType::Cs);
+			uint8_t dom, prio;
+			if (!src_->get(dom) || !src_->get(prio))
+				src_->fail_at(off, "truncated record");
+			if (dom & 0x80)
+				src_->fail_at(off, "unknown relocation bits in CS record");
+			if (prio > 15)
+				src_->fail_at(off, "relocation priority " + std::to_string(prio) + " above 15");
+			r.read_domains = dom & 7;
+			r.write_domain = dom >> kRelocWriteShift & 7;
+			r.prio = prio;
+			if (last_score_.size() <= r.id)
+				last_score_.resize(created_.size(), kScoreNeutral);
+			if (dom & kRelocScoreBit) {
+				if (!e.cs_scores)
+					src_->fail_at(off, "a score in a CS record without a score chunk");
+				const uint64_t sc = uleb(off);
+				if (sc > UINT32_MAX)
+					src_->fail_at(off, "score " + std::to_string(sc) + " exceeds 2^32-1");
+				last_score_[r.id] = static_cast<uint32_t>(sc);
+			}
+			r.score = e.cs_scores ? last_score_[r.id] : kScoreNeutral;
+		}
+		e.nrelocs = static_cast<uint32_t>(n);
+		e.relocs = relocs_.data();
+	}
+
 	uint32_t live_id(uint64_t off, EventType t)
 	{
 		const uint64_t id = uleb(off);
@@ -450,7 +500,10 @@ private:
 
 	std::unique_ptr<ByteSource> src_;
 	std::vector<bool> created_; // per id: destroyed yet?
+	std::vector<CsReloc> relocs_;      // the current CS record's buffers
+	std::vector<uint32_t> last_score_; // per id: the last score sent (CS records)
 	uint64_t time_us_ = 0, records_ = 0;
+	uint8_t minor_ = 0;
 	bool ended_ = false;
 };
 
@@ -466,7 +519,7 @@ public:
 			hdr += k + "=" + v + "\n";
 		}
 		sink_.write(kV2Magic, 8);
-		const uint8_t h[6] = {2, 0, uint8_t(hdr.size()), uint8_t(hdr.size() >> 8),
+		const uint8_t h[6] = {kV2Major, kV2Minor, uint8_t(hdr.size()), uint8_t(hdr.size() >> 8),
 		                      uint8_t(hdr.size() >> 16), uint8_t(hdr.size() >> 24)};
 		sink_.write(h, 6);
 		sink_.write(hdr.data(), hdr.size());
@@ -492,6 +545,7 @@ public:
 			uleb(e.id);
 			uleb(e.score);
 			break;
+		case EventType::Cs: write_cs(e); break;
 		default: uleb(e.id);
 		}
 		records_++;
@@ -508,6 +562,33 @@ public:
 	}
 
 private:
+	// Only scores that differ from the last one sent for the buffer are written.
+	void write_cs(const Event &e)
+	{
+		uleb(e.ring);
+		uleb(e.cs_scores ? 1 : 0);
+		uleb(e.nrelocs);
+		for (uint32_t i = 0; i < e.nrelocs; i++) {
+			const CsReloc &r = e.relocs[i];
+			if (r.id >= creates_)
+				throw TraceError("v2 writer: CS names buffer " + std::to_string(r.id) +
+				                 " that was not created");
+			if (r.prio > 15 || r.read_domains > 7 || r.write_domain > 7)
+				throw TraceError("v2 writer: bad relocation of buffer " + std::to_string(r.id));
+			if (last_score_.size() < creates_)
+				last_score_.resize(creates_, kScoreNeutral);
+			const bool changed = e.cs_scores && r.score != last_score_[r.id];
+			uleb(r.id);
+			sink_.put(static_cast<uint8_t>(r.read_domains | r.write_domain << kRelocWriteShift |
+			                               (changed ? kRelocScoreBit : 0)));
+			sink_.put(r.prio);
+			if (changed) {
+				uleb(r.score);
+				last_score_[r.id] = r.score;
+			}
+		}
+	}
+
 	void uleb(uint64_t v)
 	{
 		while (v >= 0x80) {
@@ -517,10 +598,38 @@ private:
 		sink_.put(static_cast<uint8_t>(v));
 	}
 	ByteSink sink_;
+	std::vector<uint32_t> last_score_;
 	uint64_t last_us_ = 0, records_ = 0;
 	uint32_t creates_ = 0;
 	bool closed_ = false;
 };
+
+} // namespace
+
+bool CsExpander::next(Event &e)
+{
+	for (;;) {
+		if (at_ < pending_.size()) {
+			const CsReloc &r = pending_[at_++];
+			e = Event{};
+			e.type = r.write_domain ? EventType::Write : EventType::Read;
+			e.domain = r.write_domain ? r.write_domain : r.read_domains;
+			e.id = r.id;
+			e.time_us = time_us_;
+			return true;
+		}
+		if (!in_.next(e))
+			return false;
+		if (e.type != EventType::Cs)
+			return true;
+		cs_++;
+		pending_.assign(e.relocs, e.relocs + e.nrelocs);
+		at_ = 0;
+		time_us_ = e.time_us;
+	}
+}
+
+namespace {
 
 std::unique_ptr<TraceReader> open_source(std::unique_ptr<ByteSource> src)
 {
@@ -532,6 +641,8 @@ std::unique_ptr<TraceReader> open_source(std::unique_ptr<ByteSource> src)
 			break;
 		magic[got++] = static_cast<char>(b);
 	}
+	if (got == 0)
+		src->fail_at(0, "empty file: not a trace");
 	if (got == 8 && std::memcmp(magic, kBostatsMagic, 8) == 0)
 		return std::make_unique<Bostats1Reader>(std::move(src));
 	if (got == 8 && std::memcmp(magic, kV2Magic, 8) == 0)

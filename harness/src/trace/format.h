@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "trace/event.h"
 #include "trace/io.h"
@@ -36,6 +37,22 @@ std::unique_ptr<TraceReader> open_trace(const std::string &path);
 // The same, from memory (fuzzing and tests).
 std::unique_ptr<TraceReader> open_trace_memory(const uint8_t *data, size_t size,
                                                const std::string &name);
+
+// Reads CS records as one READ (or WRITE, when the relocation has a write domain) per buffer,
+// for what counts accesses the thesis's way (stats, the thesis model, bostats1 and text output).
+// Every other event passes through.
+class CsExpander : public TraceReader {
+public:
+	explicit CsExpander(TraceReader &inner) : in_(inner) { info_ = inner.info(); }
+	bool next(Event &e) override;
+	uint64_t cs_records() const { return cs_; }
+
+private:
+	TraceReader &in_;
+	std::vector<CsReloc> pending_;
+	size_t at_ = 0;
+	uint64_t time_us_ = 0, cs_ = 0;
+};
 
 class TraceWriter {
 public:

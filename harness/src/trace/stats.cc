@@ -10,8 +10,9 @@ std::string base_name(const std::string &path)
 	return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-TraceStats compute_stats(TraceReader &r, const std::string &name, std::vector<bool> *never_used)
+TraceStats compute_stats(TraceReader &in, const std::string &name, std::vector<bool> *never_used)
 {
+	CsExpander r(in);
 	enum : uint8_t { Used = 1, Dead = 2 };
 	TraceStats s;
 	s.name = name;
@@ -44,6 +45,7 @@ TraceStats compute_stats(TraceReader &r, const std::string &name, std::vector<bo
 		if (e.type == EventType::Destroy)
 			st |= Dead;
 	}
+	s.cs = r.cs_records();
 	s.runtime_ms = last_us / 1000;
 	s.buffers = r.info().declared_buffers ? r.info().declared_buffers : s.creates;
 	for (uint8_t st : state)

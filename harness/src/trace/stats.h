@@ -16,6 +16,8 @@ struct TraceStats {
 	uint64_t repeated_destroys = 0;   // destroys of an id already destroyed (also counted above)
 	uint64_t never_used = 0;          // buffers created that never get another event
 	uint64_t frames = 0;              // v2 FRAME records
+	uint64_t cs = 0;                  // v2.1 CS records (each buffer in one counts as a read
+	                                  // or, with a write domain, a write)
 };
 
 // never_used, if given, receives per buffer id whether it got no entry of its own (what

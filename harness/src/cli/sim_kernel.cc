@@ -1,0 +1,225 @@
+// vramlab sim --model kernel: replay traces through the model of the patched kernel
+// (src/kmodel, docs/kernel-model.md) for each VRAM size and placement x eviction policy.
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/sim_kernel.h"
+#include "kmodel/kernel_model.h"
+#include "sim/run.h"
+#include "trace/stats.h"
+
+namespace vramlab {
+
+const std::vector<KernelPolicy> &kernel_policies()
+{
+	static const std::vector<KernelPolicy> p = {
+	        {"lru", "bottom-up best fit, LRU eviction (radeon on 6.12 today)", false, false},
+	        {"minmax", "large BOs top-down (radeon.topdown_threshold), LRU eviction", true, false},
+	        {"key", "bottom-up, eviction by key from the scores the trace sent (radeon.bo_score=1)",
+	         false, true},
+	        {"minmax+key", "both: what the series ships", true, true},
+	};
+	return p;
+}
+
+const KernelPolicy &find_kernel_policy(const std::string &name)
+{
+	for (auto &p : kernel_policies())
+		if (name == p.name)
+			return p;
+	std::string known;
+	for (auto &p : kernel_policies())
+		known += std::string(known.empty() ? "" : ", ") + p.name;
+	throw CLI::ValidationError("--policies", "unknown kernel-model policy \"" + name +
+	                                                 "\" (known: " + known + ")");
+}
+
+nlohmann::json kernel_result_json(const KernelResult &r)
+{
+	static const char *const names[] = {"system", "gtt", "vram"};
+	nlohmann::json mem;
+	for (int i = 0; i < 3; i++)
+		mem[names[i]] = {{"evictions", r.mem[i].evictions},
+		                 {"evicted_bytes", r.mem[i].evicted_bytes},
+		                 {"moves_in", r.mem[i].moves_in},
+		                 {"bytes_in", r.mem[i].bytes_in},
+		                 {"moves_out", r.mem[i].moves_out},
+		                 {"bytes_out", r.mem[i].bytes_out}};
+	nlohmann::json j = {{"evictions", r.evictions()},
+	                    {"evicted_bytes", r.mem[MemVram].evicted_bytes},
+	                    {"bytes_to_vram", r.bytes_to_vram()},
+	                    {"bytes_from_vram", r.bytes_from_vram()},
+	                    {"moves", r.moves()},
+	                    {"threshold_cs", r.threshold_cs},
+	                    {"threshold_bos", r.threshold_bos},
+	                    {"gtt_accesses", r.gtt_accesses},
+	                    {"gtt_access_bytes", r.gtt_access_bytes},
+	                    {"transfer_ms", r.transfer_us / 1000.0},
+	                    {"cs", r.cs},
+	                    {"cs_rejected", r.cs_rejected},
+	                    {"creates", r.creates},
+	                    {"creates_refused", r.creates_refused},
+	                    {"cpu_maps", r.cpu_maps},
+	                    {"destroys", r.destroys},
+	                    {"frames", r.frames},
+	                    {"stamp", r.stamp},
+	                    {"digest", r.digest},
+	                    {"mem", mem}};
+	if (!r.per_frame.empty()) {
+		uint64_t worst = 0;
+		for (auto &f : r.per_frame)
+			worst = std::max(worst, f.bytes);
+		j["frame_max_bytes_moved"] = worst;
+	}
+	return j;
+}
+
+void run_kernel_sim(const KernelSimArgs &a)
+{
+	const auto traces = expand_traces(a.inputs);
+	std::vector<const KernelPolicy *> pols;
+	for (auto &p : a.policies)
+		pols.push_back(&find_kernel_policy(p));
+	struct Row {
+		std::string trace;
+		uint64_t vram_mib;
+		std::string policy;
+		KernelResult r;
+		uint64_t skipped;
+	};
+	std::vector<Row> rows;
+	const unsigned threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+	const bool progress = !a.quiet && isatty(STDERR_FILENO);
+	auto t0 = std::chrono::steady_clock::now();
+	uint64_t replayed = 0;
+	for (size_t ti = 0; ti < traces.size(); ti++) {
+		if (progress)
+			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, traces.size(),
+			             base_name(traces[ti]).c_str());
+		const KernelTrace kt = load_kernel_trace(traces[ti]);
+		const size_t first = rows.size();
+		for (uint64_t v : a.vram_mib)
+			for (auto *p : pols)
+				rows.push_back({kt.name, v, p->name, {}, kt.skipped});
+		std::atomic<size_t> next{first};
+		std::atomic<size_t> done{0};
+		std::mutex err_mu;
+		std::string err;
+		auto work = [&] {
+			for (size_t i; (i = next++) < rows.size();) {
+				Row &row = rows[i];
+				const KernelPolicy &p = find_kernel_policy(row.policy);
+				KernelConfig c = a.config;
+				c.vram = row.vram_mib << 20;
+				c.topdown_kib = p.topdown ? a.config.topdown_kib : 0;
+				c.bo_score = p.key;
+				try {
+					row.r = simulate_kernel(kt, c);
+				} catch (const std::exception &e) {
+					std::lock_guard g(err_mu);
+					err = e.what();
+				}
+				done++;
+				if (progress)
+					std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs\033[K", ti + 1,
+					             traces.size(), kt.name.c_str(), size_t(done),
+					             rows.size() - first);
+			}
+		};
+		std::vector<std::thread> pool;
+		for (unsigned k = 1; k < threads; k++)
+			pool.emplace_back(work);
+		work();
+		for (auto &th : pool)
+			th.join();
+		if (!err.empty())
+			throw TraceError(kt.name + ": " + err);
+		replayed += (kt.ops.size() + kt.relocs.size()) * (rows.size() - first);
+	}
+	if (progress)
+		std::fprintf(stderr, "\r\033[K");
+	const double secs =
+	        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+	std::map<std::pair<uint64_t, std::string>, KernelResult> tot;
+	for (auto &row : rows) {
+		KernelResult &t = tot[{row.vram_mib, row.policy}];
+		for (int i = 0; i < 3; i++) {
+			t.mem[i].evictions += row.r.mem[i].evictions;
+			t.mem[i].evicted_bytes += row.r.mem[i].evicted_bytes;
+			t.mem[i].bytes_out += row.r.mem[i].bytes_out;
+			t.mem[i].moves_out += row.r.mem[i].moves_out;
+		}
+		t.vram_in_from_gtt += row.r.vram_in_from_gtt;
+		t.vram_in_from_gtt_bytes += row.r.vram_in_from_gtt_bytes;
+		t.threshold_cs += row.r.threshold_cs;
+		t.gtt_accesses += row.r.gtt_accesses;
+		t.transfer_us += row.r.transfer_us;
+		t.cs += row.r.cs;
+	}
+	const std::string &base = a.policies[0];
+	std::printf("kernel model (Linux 6.12 + vramlab series): %zu traces, baseline %s, "
+	            "topdown_threshold %u KiB, bo_score_window %u\n\n",
+	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window);
+	std::printf("%6s  %-11s %10s %10s %10s %9s %10s %12s %9s\n", "VRAM", "policy", "evictions",
+	            "MiB in", "MiB out", "thresh CS", "GTT uses", "transfer ms", "vs base");
+	for (uint64_t v : a.vram_mib) {
+		const KernelResult &b = tot[{v, base}];
+		for (auto &p : a.policies) {
+			const KernelResult &t = tot[{v, p}];
+			char vs[32] = "";
+			if (p != base && b.transfer_us > 0)
+				std::snprintf(vs, sizeof vs, "%+.2f%%",
+				              (b.transfer_us - t.transfer_us) / b.transfer_us * 100.0);
+			std::printf("%5lluM  %-11s %10llu %10.1f %10.1f %9llu %10llu %12.1f %9s\n",
+			            (unsigned long long)v, p.c_str(), (unsigned long long)t.evictions(),
+			            t.bytes_to_vram() / 1048576.0, t.bytes_from_vram() / 1048576.0,
+			            (unsigned long long)t.threshold_cs, (unsigned long long)t.gtt_accesses,
+			            t.transfer_us / 1000.0, vs);
+		}
+	}
+	std::fflush(stdout);
+	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
+	             replayed / 1e6, secs, replayed / 1e6 / secs, threads);
+	if (!a.json.empty()) {
+		nlohmann::json j;
+		j["schema"] = "vramlab-sim-kernel";
+		j["version"] = 1;
+		j["config"] = {{"model", "kernel"},
+		               {"policies", a.policies},
+		               {"vram_mib", a.vram_mib},
+		               {"topdown_threshold_kib", a.config.topdown_kib},
+		               {"bo_score_window", a.config.window},
+		               {"pcie_gbps", a.config.pcie_gbps},
+		               {"vram_gbps", a.config.vram_gbps},
+		               {"move_latency_us", a.config.move_latency_us},
+		               {"traces", traces.size()}};
+		auto &res = j["results"] = nlohmann::json::array();
+		for (auto &row : rows) {
+			nlohmann::json r = kernel_result_json(row.r);
+			r["trace"] = row.trace;
+			r["vram_mib"] = row.vram_mib;
+			r["policy"] = row.policy;
+			r["skipped_events"] = row.skipped;
+			res.push_back(std::move(r));
+		}
+		j["seconds"] = secs;
+		if (a.json == "-") {
+			std::printf("%s\n", j.dump(1).c_str());
+		} else {
+			std::ofstream f(a.json);
+			f << j.dump(1) << "\n";
+			if (!f)
+				throw TraceError(a.json + ": cannot write");
+		}
+	}
+}
+
+} // namespace vramlab

@@ -1,0 +1,29 @@
+// vramlab sim --model kernel (sim_kernel.cc).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kmodel/kernel_model.h"
+
+namespace vramlab {
+
+struct KernelPolicy {
+	const char *name, *summary;
+	bool topdown, key; // placement: min-max at the threshold; eviction: by key
+};
+const std::vector<KernelPolicy> &kernel_policies();
+const KernelPolicy &find_kernel_policy(const std::string &name);
+
+struct KernelSimArgs {
+	std::vector<std::string> inputs, policies;
+	std::vector<uint64_t> vram_mib;
+	KernelConfig config;
+	unsigned threads = 0;
+	std::string json;
+	bool quiet = false;
+};
+void run_kernel_sim(const KernelSimArgs &a);
+nlohmann::json kernel_result_json(const KernelResult &r);
+
+} // namespace vramlab

@@ -1,0 +1,207 @@
+#include "kmodel/drm_mm.h"
+
+#include <algorithm>
+
+namespace vramlab {
+
+DrmMm::DrmMm(uint64_t pages) : size_(pages)
+{
+	if (pages)
+		add_hole(0, pages);
+}
+
+void DrmMm::pull(uint32_t t)
+{
+	Node &x = n_[t];
+	x.max = x.pages;
+	if (x.l != kNil)
+		x.max = std::max(x.max, n_[x.l].max);
+	if (x.r != kNil)
+		x.max = std::max(x.max, n_[x.r].max);
+}
+
+// a: holes starting below key, b: the rest
+void DrmMm::split(uint32_t t, uint64_t key, uint32_t &a, uint32_t &b)
+{
+	if (t == kNil) {
+		a = b = kNil;
+		return;
+	}
+	if (n_[t].start < key) {
+		split(n_[t].r, key, n_[t].r, b);
+		a = t;
+	} else {
+		split(n_[t].l, key, a, n_[t].l);
+		b = t;
+	}
+	pull(t);
+}
+
+uint32_t DrmMm::merge(uint32_t a, uint32_t b)
+{
+	if (a == kNil)
+		return b;
+	if (b == kNil)
+		return a;
+	if (n_[a].pri > n_[b].pri) {
+		n_[a].r = merge(n_[a].r, b);
+		pull(a);
+		return a;
+	}
+	n_[b].l = merge(a, n_[b].l);
+	pull(b);
+	return b;
+}
+
+void DrmMm::add_hole(uint64_t start, uint64_t pages)
+{
+	uint32_t t;
+	if (!free_nodes_.empty()) {
+		t = free_nodes_.back();
+		free_nodes_.pop_back();
+	} else {
+		t = uint32_t(n_.size());
+		n_.emplace_back();
+	}
+	rng_ ^= rng_ << 13;
+	rng_ ^= rng_ >> 17;
+	rng_ ^= rng_ << 5;
+	n_[t] = {start, pages, ++seq_, pages, rng_, kNil, kNil};
+	uint32_t a, b;
+	split(root_, start, a, b);
+	root_ = merge(merge(a, t), b);
+	by_size_.insert({pages, ~n_[t].seq, t});
+	free_ += pages;
+}
+
+void DrmMm::rm_hole(uint32_t t)
+{
+	const Node x = n_[t];
+	by_size_.erase({x.pages, ~x.seq, t});
+	uint32_t a, b, c;
+	split(root_, x.start, a, b);
+	split(b, x.start + 1, b, c);
+	root_ = merge(a, c);
+	free_nodes_.push_back(t);
+	free_ -= x.pages;
+}
+
+uint32_t DrmMm::highest_fit(uint64_t pages) const
+{
+	uint32_t t = root_;
+	if (t == kNil || n_[t].max < pages)
+		return kNil;
+	for (;;) {
+		const Node &x = n_[t];
+		if (x.r != kNil && n_[x.r].max >= pages)
+			t = x.r;
+		else if (x.pages >= pages)
+			return t;
+		else
+			t = x.l;
+	}
+}
+
+uint32_t DrmMm::find(uint64_t start) const
+{
+	uint32_t t = root_;
+	while (t != kNil && n_[t].start != start)
+		t = start < n_[t].start ? n_[t].l : n_[t].r;
+	return t;
+}
+
+uint32_t DrmMm::ending_at(uint64_t end) const
+{
+	// the hole with the largest start below end
+	uint32_t t = root_, best = kNil;
+	while (t != kNil) {
+		if (n_[t].start < end) {
+			best = t;
+			t = n_[t].r;
+		} else {
+			t = n_[t].l;
+		}
+	}
+	return best != kNil && n_[best].start + n_[best].pages == end ? best : kNil;
+}
+
+uint64_t DrmMm::insert(uint64_t pages, Mode mode)
+{
+	if (pages == 0 || pages > size_)
+		return UINT64_MAX;
+	uint32_t t;
+	if (mode == Mode::Best) {
+		auto it = by_size_.lower_bound({pages, 0, 0});
+		if (it == by_size_.end())
+			return UINT64_MAX;
+		t = std::get<2>(*it);
+	} else {
+		t = highest_fit(pages);
+		if (t == kNil)
+			return UINT64_MAX;
+	}
+	const uint64_t hs = n_[t].start, hp = n_[t].pages;
+	rm_hole(t);
+	if (mode == Mode::Best) {
+		if (hp > pages)
+			add_hole(hs + pages, hp - pages);
+		return hs;
+	}
+	if (hp > pages)
+		add_hole(hs, hp - pages);
+	return hs + hp - pages;
+}
+
+void DrmMm::remove(uint64_t start, uint64_t pages)
+{
+	uint64_t s = start, e = start + pages;
+	if (uint32_t before = ending_at(start); before != kNil) {
+		s = n_[before].start;
+		rm_hole(before);
+	}
+	if (uint32_t after = find(e); after != kNil) {
+		e += n_[after].pages;
+		rm_hole(after);
+	}
+	add_hole(s, e - s);
+}
+
+std::vector<DrmMm::Hole> DrmMm::hole_list() const
+{
+	std::vector<Hole> out;
+	std::vector<uint32_t> stack;
+	uint32_t t = root_;
+	while (t != kNil || !stack.empty()) {
+		while (t != kNil) {
+			stack.push_back(t);
+			t = n_[t].l;
+		}
+		t = stack.back();
+		stack.pop_back();
+		out.push_back({n_[t].start, n_[t].pages, n_[t].seq});
+		t = n_[t].r;
+	}
+	return out;
+}
+
+const char *DrmMm::check() const
+{
+	auto h = hole_list();
+	uint64_t sum = 0;
+	for (size_t i = 0; i < h.size(); i++) {
+		if (!h[i].pages)
+			return "empty hole";
+		if (h[i].start + h[i].pages > size_)
+			return "hole beyond the end";
+		if (i && h[i - 1].start + h[i - 1].pages >= h[i].start)
+			return "holes overlap or touch (not merged)";
+		sum += h[i].pages;
+	}
+	if (sum != free_)
+		return "free page count is wrong";
+	if (h.size() != by_size_.size())
+		return "size index out of step";
+	return "";
+}
+
+} // namespace vramlab

@@ -1,0 +1,65 @@
+// drm_mm as TTM's range manager uses it for VRAM (drivers/gpu/drm/drm_mm.c, 6.12), in pages:
+//
+// - DRM_MM_INSERT_BEST (bottom-up BOs): best_hole() takes the smallest hole at least as large
+//   as the request; among holes of that size the one added last (insert_hole_size() puts an
+//   equal size after the existing ones and best_hole() takes the last that fits). The node
+//   goes at the hole's low end.
+// - DRM_MM_INSERT_HIGH (TTM_PL_FLAG_TOPDOWN): the highest-addressed hole at least as large as
+//   the request (find_hole_addr() + next_hole_high_addr()); the node goes at its high end.
+// - add_hole() runs for the part of a hole an insertion leaves and for the merged hole a
+//   removal leaves (drm_mm_remove_node() re-adds the previous node's hole), so each of those
+//   holes is "added last" at that moment.
+//
+// Holes are kept in an address-ordered treap augmented with subtree maxima (for INSERT_HIGH
+// and merging) and a size-ordered set (for INSERT_BEST): both O(log holes).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <set>
+#include <tuple>
+#include <vector>
+
+namespace vramlab {
+
+class DrmMm {
+public:
+	explicit DrmMm(uint64_t pages);
+	enum class Mode { Best, High };
+	// The start page of a new node of `pages` pages, or UINT64_MAX (-ENOSPC).
+	uint64_t insert(uint64_t pages, Mode mode);
+	void remove(uint64_t start, uint64_t pages);
+
+	uint64_t size() const { return size_; }
+	uint64_t free_pages() const { return free_; }
+	size_t holes() const { return by_size_.size(); }
+	struct Hole {
+		uint64_t start, pages, seq;
+	};
+	std::vector<Hole> hole_list() const; // address order
+	const char *check() const;           // "" or what is broken
+
+private:
+	static constexpr uint32_t kNil = UINT32_MAX;
+	struct Node {
+		uint64_t start, pages, seq, max;
+		uint32_t pri, l, r;
+	};
+	void add_hole(uint64_t start, uint64_t pages);
+	void rm_hole(uint32_t t);
+	uint32_t highest_fit(uint64_t pages) const;
+	uint32_t find(uint64_t start) const;          // hole starting at start, or kNil
+	uint32_t ending_at(uint64_t end) const;       // hole ending at end, or kNil
+	void pull(uint32_t t);
+	void split(uint32_t t, uint64_t key, uint32_t &a, uint32_t &b);
+	uint32_t merge(uint32_t a, uint32_t b);
+
+	std::vector<Node> n_;
+	std::vector<uint32_t> free_nodes_;
+	uint32_t root_ = kNil;
+	// (pages, ~seq, node): begin of lower_bound({p, 0, 0}) is best_hole(p)
+	std::set<std::tuple<uint64_t, uint64_t, uint32_t>> by_size_;
+	uint64_t size_, free_ = 0, seq_ = 0;
+	uint32_t rng_ = 0x2545f491u;
+};
+
+} // namespace vramlab

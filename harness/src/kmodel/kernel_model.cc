@@ -1,0 +1,383 @@
+#include "kmodel/kernel_model.h"
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <tuple>
+
+#include "kmodel/drm_mm.h"
+
+namespace vramlab {
+
+uint64_t KernelResult::bytes_to_vram() const { return vram_in_from_gtt_bytes; }
+uint64_t KernelResult::moves() const { return vram_in_from_gtt + mem[MemVram].moves_out; }
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+constexpr uint8_t kNowhere = 255;           // not created, refused or destroyed
+constexpr uint64_t kStampStart = 4096;      // RADEON_BO_SCORE_WINDOW_MAX
+constexpr uint32_t kMaxPriority = 32;       // RADEON_CS_MAX_PRIORITY
+
+struct Bo {
+	uint64_t pages = 0, start = 0;
+	uint64_t evict_key = 0;  // bo->evict_key
+	uint64_t key = 0, seq = 0; // its place in the VRAM eviction order
+	uint64_t reserved_by = 0; // CS number holding its reservation
+	uint32_t cs_score = 0;
+	uint8_t mem = kNowhere;
+};
+
+struct Entry { // one radeon_bo_list entry
+	uint32_t id, priority, score;
+	uint8_t preferred, allowed;
+};
+
+class Model {
+public:
+	Model(const KernelTrace &t, const KernelConfig &c)
+	    : t_(t), c_(c), mm_(c.vram / kPage), bo_(t.size.size())
+	{
+		if (c.window < 1 || c.window > 4096)
+			throw std::invalid_argument("bo_score_window must be 1..4096");
+	}
+
+	KernelResult run()
+	{
+		if (c_.per_frame)
+			r_.per_frame.emplace_back();
+		size_t n = 0;
+		for (uint32_t op : t_.ops) {
+			const uint32_t arg = op & KernelTrace::kMask;
+			switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
+			case KernelTrace::Create: create(arg); break;
+			case KernelTrace::Cs: submit(t_.cs[arg]); break;
+			case KernelTrace::Cpu: r_.cpu_maps++; break; // see docs: a no-op with a full BAR
+			case KernelTrace::Destroy: destroy(arg); break;
+			case KernelTrace::Frame:
+				r_.frames++;
+				if (c_.per_frame)
+					r_.per_frame.emplace_back();
+				break;
+			}
+			if (c_.check_every && ++n % c_.check_every == 0)
+				check();
+		}
+		if (c_.check_every)
+			check();
+		finish();
+		return r_;
+	}
+
+private:
+	// ---- placement: radeon_ttm_placement_from_domain() + radeon_bo_vram_place_flags()
+	bool topdown(uint32_t id) const
+	{
+		return c_.topdown_kib && bo_[id].pages * kPage > uint64_t(c_.topdown_kib) * 1024;
+	}
+
+	// ---- the VRAM manager's eviction order (ttm_resource.c with the series)
+	void lru_add(uint32_t id)
+	{
+		Bo &b = bo_[id];
+		b.key = c_.bo_score ? b.evict_key : 0;
+		b.seq = ++evict_seq_;
+		order_.insert({b.key, b.seq, id});
+	}
+	void lru_del(uint32_t id) { order_.erase({bo_[id].key, bo_[id].seq, id}); }
+	void lru_tail(uint32_t id) // ttm_bo_move_to_lru_tail()
+	{
+		if (bo_[id].mem == MemVram) {
+			lru_del(id);
+			lru_add(id);
+		}
+	}
+
+	bool vram_alloc(uint32_t id)
+	{
+		Bo &b = bo_[id];
+		const uint64_t at =
+		        mm_.insert(b.pages, topdown(id) ? DrmMm::Mode::High : DrmMm::Mode::Best);
+		if (at == UINT64_MAX)
+			return false;
+		b.start = at;
+		used_ += b.pages;
+		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
+		return true;
+	}
+	void vram_free(uint32_t id)
+	{
+		mm_.remove(bo_[id].start, bo_[id].pages);
+		used_ -= bo_[id].pages;
+		lru_del(id);
+	}
+
+	// radeon_bo_move() + radeon_bo_move_account(): every move adds to num_bytes_moved
+	void account(uint32_t id, uint8_t from, uint8_t to, bool evict)
+	{
+		const uint64_t bytes = bo_[id].pages * kPage;
+		bytes_moved_ += bytes;
+		if (evict) {
+			r_.mem[from].evictions++;
+			r_.mem[from].evicted_bytes += bytes;
+		}
+		r_.mem[from].moves_out++;
+		r_.mem[from].bytes_out += bytes;
+		r_.mem[to].moves_in++;
+		r_.mem[to].bytes_in += bytes;
+		if ((from == MemGtt && to == MemVram) || (from == MemVram && to == MemGtt)) {
+			if (to == MemVram) {
+				r_.vram_in_from_gtt++;
+				r_.vram_in_from_gtt_bytes += bytes;
+			}
+			if (c_.per_frame) {
+				r_.per_frame.back().moves++;
+				r_.per_frame.back().bytes += bytes;
+			}
+		}
+	}
+
+	// Moves id into a new resource of type `to` (ttm_bo_handle_move_mem()).
+	void move_to(uint32_t id, uint8_t to, bool evict)
+	{
+		Bo &b = bo_[id];
+		const uint8_t from = b.mem == kNowhere ? uint8_t(MemSystem) : b.mem;
+		if (from == MemVram)
+			vram_free(id);
+		b.mem = to;
+		if (to == MemVram)
+			lru_add(id); // ttm_resource_init() puts it at the tail
+		account(id, from, to, evict);
+	}
+
+	// ttm_bo_evict_alloc(): walk the VRAM manager in eviction order, skipping the BOs this
+	// submission holds reserved, evicting one at a time (to GTT: radeon_evict_flags() with a
+	// ready copy ring) until the allocation succeeds.
+	bool evict_alloc(uint32_t id)
+	{
+		auto it = order_.begin();
+		while (it != order_.end()) {
+			const uint32_t v = std::get<2>(*it);
+			++it;
+			if (cs_no_ && bo_[v].reserved_by == cs_no_)
+				continue;
+			move_to(v, MemGtt, true);
+			if (vram_alloc(id))
+				return true;
+		}
+		return false;
+	}
+
+	// ttm_bo_validate() for a placement list of VRAM and/or GTT (domain bits, v2 values).
+	bool validate(uint32_t id, uint8_t domain)
+	{
+		Bo &b = bo_[id];
+		const bool want_vram = domain & DomainVram, want_gtt = domain & DomainGtt;
+		// ttm_resource_compatible()
+		if ((b.mem == MemVram && want_vram) || (b.mem == MemGtt && want_gtt))
+			return true;
+		for (int force_space = 0; force_space < 2; force_space++) { // ttm_bo_alloc_resource()
+			if (want_vram && (vram_alloc(id) || (force_space && evict_alloc(id)))) {
+				place_in_vram(id);
+				return true;
+			}
+			if (want_gtt) {
+				move_to(id, MemGtt, false);
+				return true;
+			}
+		}
+		return false; // -ENOMEM
+	}
+	// The node is allocated; now the move (the old resource is freed after the new one).
+	void place_in_vram(uint32_t id)
+	{
+		Bo &b = bo_[id];
+		const uint8_t from = b.mem == kNowhere ? uint8_t(MemSystem) : b.mem;
+		b.mem = MemVram;
+		lru_add(id);
+		account(id, from, MemVram, false);
+	}
+
+	// radeon_gem_object_create(): radeon_bo_create() in the domain asked for, and once more
+	// with GTT added if that was VRAM alone and failed.
+	void create(uint32_t id)
+	{
+		Bo &b = bo_[id];
+		b.pages = (t_.size[id] + kPage - 1) / kPage;
+		if (b.pages == 0) { // drm_vma_offset_add() of 0 pages fails: -ENOSPC
+			r_.creates_refused++;
+			return;
+		}
+		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
+		uint8_t domain = t_.domain[id] & (DomainVram | DomainGtt);
+		if (!domain)
+			throw std::invalid_argument(t_.name + ": buffer " + std::to_string(id) +
+			                            " created in system memory only (not modelled)");
+		bool ok = validate(id, domain);
+		if (!ok && domain == DomainVram)
+			ok = validate(id, DomainVram | DomainGtt);
+		if (!ok) {
+			r_.creates_refused++;
+			return;
+		}
+		r_.creates++;
+		lru_tail(id); // ttm_bo_unreserve()
+	}
+
+	void destroy(uint32_t id)
+	{
+		Bo &b = bo_[id];
+		if (b.mem == kNowhere)
+			return; // its create was refused
+		if (b.mem == MemVram)
+			vram_free(id);
+		b.mem = kNowhere;
+		r_.destroys++;
+	}
+
+	// radeon_cs_parser_relocs() + radeon_bo_list_validate() + radeon_cs_parser_fini()
+	void submit(const KernelCs &cs)
+	{
+		entries_.clear();
+		for (uint32_t i = 0; i < cs.n; i++) {
+			const CsReloc &rl = t_.relocs[cs.first + i];
+			if (bo_[rl.id].mem == kNowhere) { // drm_gem_object_lookup() fails: -ENOENT
+				r_.cs_rejected++;
+				return;
+			}
+			const uint8_t domain = rl.write_domain ? rl.write_domain : rl.read_domains;
+			if (domain & DomainCpu) { // -EINVAL
+				r_.cs_rejected++;
+				return;
+			}
+			Entry e;
+			e.id = rl.id;
+			e.priority = std::min<uint32_t>(rl.prio * 2u + (rl.write_domain ? 1 : 0), kMaxPriority);
+			e.score = cs.scores ? rl.score : kScoreNeutral;
+			e.preferred = domain;
+			e.allowed = domain == DomainVram ? (DomainVram | DomainGtt) : domain;
+			entries_.push_back(e);
+		}
+		// radeon_cs_buckets_get_list(): highest priority first, reloc order within one
+		std::stable_sort(entries_.begin(), entries_.end(),
+		                 [](const Entry &a, const Entry &b) { return a.priority > b.priority; });
+		// ttm_eu_reserve_buffers(): a BO named twice is reserved once; the later entries go to
+		// the duplicates list (only their score counts: radeon_bo_list_note_scores())
+		cs_no_++;
+		head_.clear();
+		dups_.clear();
+		for (const Entry &e : entries_) {
+			if (bo_[e.id].reserved_by == cs_no_)
+				dups_.push_back(e);
+			else {
+				bo_[e.id].reserved_by = cs_no_;
+				head_.push_back(e);
+			}
+		}
+		// radeon_bo_get_threshold_for_moves()
+		const uint64_t usage = used_ * kPage, half = c_.vram >> 1;
+		const uint64_t half_free = usage >= half ? 0 : half - usage;
+		const uint64_t threshold = std::max<uint64_t>(half_free >> 1, 1024 * 1024);
+		bytes_moved_ = 0;
+		bool kept = false;
+		for (const Entry &e : head_) {
+			uint8_t domain = e.preferred;
+			const uint8_t m = bo_[e.id].mem;
+			const uint8_t current = m == MemVram ? DomainVram : m == MemGtt ? DomainGtt : DomainCpu;
+			if ((e.allowed & current) && !(domain & current) && bytes_moved_ > threshold) {
+				domain = current;
+				kept = true;
+				r_.threshold_bos++;
+			}
+			if (!validate(e.id, domain) && (domain == e.allowed || !validate(e.id, e.allowed))) {
+				// ttm_eu_backoff_reservation(): cannot happen with an unbounded GTT
+				for (const Entry &h : head_)
+					lru_tail(h.id);
+				cs_no_++;
+				r_.cs_rejected++;
+				return;
+			}
+		}
+		r_.threshold_cs += kept;
+		for (const Entry &e : head_)
+			bo_[e.id].cs_score = e.score;
+		for (const Entry &e : dups_)
+			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
+		for (const Entry &e : head_)
+			if (bo_[e.id].mem == MemGtt) {
+				r_.gtt_accesses++;
+				r_.gtt_access_bytes += bo_[e.id].pages * kPage;
+				if (c_.per_frame)
+					r_.per_frame.back().gtt_accesses++;
+			}
+		// radeon_cs_parser_fini(): list_sort() smallest first (stable), the keys, then
+		// ttm_eu_fence_buffer_objects() moves each to the LRU tail in that order
+		std::stable_sort(head_.begin(), head_.end(), [this](const Entry &a, const Entry &b) {
+			return bo_[a.id].pages < bo_[b.id].pages;
+		});
+		if (c_.bo_score) {
+			stamp_++;
+			for (const Entry &e : head_)
+				bo_[e.id].evict_key = radeon_evict_key(stamp_, bo_[e.id].cs_score, c_.window);
+		}
+		for (const Entry &e : head_)
+			lru_tail(e.id);
+		cs_no_++; // reservations dropped
+		r_.cs++;
+	}
+
+	void finish()
+	{
+		r_.stamp = stamp_;
+		uint64_t h = 0xcbf29ce484222325ull;
+		auto mix = [&h](uint64_t v) {
+			for (int i = 0; i < 8; i++) {
+				h ^= (v >> (8 * i)) & 0xff;
+				h *= 0x100000001b3ull;
+			}
+		};
+		for (uint32_t id = 0; id < bo_.size(); id++)
+			if (bo_[id].mem != kNowhere) {
+				mix(id);
+				mix(bo_[id].mem);
+				mix(bo_[id].mem == MemVram ? bo_[id].start : 0);
+			}
+		r_.digest = h;
+		const KernelCounters &v = r_.mem[MemVram];
+		const double pcie = c_.pcie_gbps * 1e3, vram = c_.vram_gbps * 1e3; // bytes per us
+		const uint64_t moved = r_.vram_in_from_gtt_bytes + v.bytes_out;
+		r_.transfer_us = moved / pcie + double(r_.moves()) * c_.move_latency_us +
+		                 r_.gtt_access_bytes * (1.0 / pcie - 1.0 / vram);
+		for (KernelFrame &f : r_.per_frame)
+			f.transfer_us = f.bytes / pcie + double(f.moves) * c_.move_latency_us;
+	}
+
+	void check()
+	{
+		if (const char *e = mm_.check(); *e)
+			throw std::logic_error(std::string("drm_mm model: ") + e);
+		if (mm_.free_pages() + used_ != mm_.size())
+			throw std::logic_error("kernel model: used + free != VRAM");
+		if (order_.size() != std::count_if(bo_.begin(), bo_.end(),
+		                                   [](const Bo &b) { return b.mem == MemVram; }))
+			throw std::logic_error("kernel model: eviction order out of step");
+	}
+
+	const KernelTrace &t_;
+	const KernelConfig &c_;
+	DrmMm mm_;
+	std::vector<Bo> bo_;
+	std::set<std::tuple<uint64_t, uint64_t, uint32_t>> order_; // (key, seq, id)
+	std::vector<Entry> entries_, head_, dups_;
+	KernelResult r_;
+	uint64_t used_ = 0, evict_seq_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0;
+};
+
+} // namespace
+
+KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c)
+{
+	return Model(t, c).run();
+}
+
+} // namespace vramlab

@@ -1,0 +1,71 @@
+// A model of radeon on Linux 6.12 with vramlab's series (patches/linux-6.12), replaying a
+// KernelTrace: TTM's range manager over drm_mm for VRAM, radeon's placement, CS validation and
+// move threshold, TTM's eviction walk in LRU or key order, and the series' keys. Every rule and
+// the kernel function it comes from: docs/kernel-model.md. The KUnit suite radeon_replay in the
+// series replays the same traces through the real code; the two must agree on every counter.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kmodel/kernel_trace.h"
+
+namespace vramlab {
+
+struct KernelConfig {
+	uint64_t vram = 256ull << 20;   // bytes, like radeon.vramlimit (whole pages)
+	uint32_t topdown_kib = 0;       // radeon.topdown_threshold (0: off); the series boots 512
+	bool bo_score = false;          // radeon.bo_score: key-ordered eviction
+	uint32_t window = 256;          // radeon.bo_score_window, 1..4096
+	// The modelled transfer time (docs/kernel-model.md): PCIe bandwidth for moves and for GPU
+	// accesses served from GTT, VRAM bandwidth, and a fixed cost per move.
+	double pcie_gbps = 8.0, vram_gbps = 232.0, move_latency_us = 20.0;
+	bool per_frame = false;         // keep per-frame move counts
+	uint32_t check_every = 0;       // check invariants every N operations (tests)
+};
+
+// TTM memory types as the series' debugfs radeon_mm_stats counts them.
+enum KernelMem : uint8_t { MemSystem = 0, MemGtt = 1, MemVram = 2 };
+
+struct KernelCounters {
+	uint64_t evictions = 0, evicted_bytes = 0, moves_in = 0, bytes_in = 0, moves_out = 0,
+	         bytes_out = 0;
+	bool operator==(const KernelCounters &) const = default;
+};
+
+struct KernelFrame {
+	uint64_t moves = 0, bytes = 0;     // between VRAM and GTT, either way
+	uint64_t gtt_accesses = 0;
+	double transfer_us = 0;
+};
+
+struct KernelResult {
+	KernelCounters mem[3];             // system, gtt, vram (debugfs radeon_mm_stats)
+	uint64_t cs = 0, cs_rejected = 0;  // submissions replayed / refused (-EINVAL)
+	uint64_t creates = 0, creates_refused = 0, cpu_maps = 0, destroys = 0, frames = 0;
+	uint64_t threshold_cs = 0;         // CS where the move threshold kept a BO in place
+	uint64_t threshold_bos = 0;        // BOs it kept in place
+	uint64_t gtt_accesses = 0, gtt_access_bytes = 0; // CS buffers in GTT after validation
+	uint64_t stamp = 0;                // rdev->bo_use_stamp at the end
+	uint64_t digest = 0;               // FNV-1a of every live BO's (id, mem type, start page)
+	uint64_t peak_vram_pages = 0;
+	std::vector<KernelFrame> per_frame;
+
+	// Derived figures.
+	uint64_t evictions() const { return mem[MemVram].evictions; }
+	uint64_t bytes_to_vram() const;   // GTT -> VRAM
+	uint64_t bytes_from_vram() const { return mem[MemVram].bytes_out; }
+	uint64_t moves() const;           // between VRAM and GTT, either way
+	double transfer_us = 0;           // modelled transfer time
+	uint64_t vram_in_from_gtt = 0, vram_in_from_gtt_bytes = 0;
+};
+
+KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);
+
+// The series' key arithmetic (radeon_bo_evict_key()).
+inline uint64_t radeon_evict_key(uint64_t stamp, uint32_t score, uint32_t window)
+{
+	return stamp - ((uint64_t(kScoreNeutral - score) * window) >> 32);
+}
+
+} // namespace vramlab

@@ -1,0 +1,158 @@
+#include "kmodel/kernel_trace.h"
+
+#include "trace/stats.h"
+
+namespace vramlab {
+
+KernelTrace load_kernel_trace(const std::string &path)
+{
+	auto r = open_trace(path);
+	return load_kernel_trace(*r, base_name(path));
+}
+
+namespace {
+
+// Builds the synthetic submission of one millisecond from READ/WRITE events.
+class CsBuilder {
+public:
+	explicit CsBuilder(KernelTrace &t) : t_(t) {}
+	void add(const Event &e)
+	{
+		const uint64_t ms = e.time_us / 1000;
+		if (open_ && ms != ms_)
+			close();
+		if (!open_) {
+			open_ = true;
+			ms_ = ms;
+			first_ = t_.relocs.size();
+		}
+		if (slot_.size() <= e.id)
+			slot_.resize(e.id + 1, UINT32_MAX);
+		const bool w = e.type == EventType::Write;
+		const uint8_t dom = e.domain ? e.domain : uint8_t(DomainVram);
+		uint32_t &s = slot_[e.id];
+		if (s != UINT32_MAX && s >= first_) { // used twice in one tick: one relocation
+			CsReloc &r = t_.relocs[s];
+			if (w)
+				r.write_domain = dom;
+			else
+				r.read_domains |= dom;
+			return;
+		}
+		s = uint32_t(t_.relocs.size());
+		CsReloc r;
+		r.id = e.id;
+		r.read_domains = w ? 0 : dom;
+		r.write_domain = w ? dom : 0;
+		r.prio = t_.prio[e.id] ? 15 : 0;
+		r.score = score_.size() > e.id ? score_[e.id] : kScoreNeutral;
+		t_.relocs.push_back(r);
+	}
+	void score(const Event &e)
+	{
+		if (score_.size() <= e.id)
+			score_.resize(e.id + 1, kScoreNeutral);
+		score_[e.id] = e.score;
+		scores_ = true;
+	}
+	void close()
+	{
+		if (!open_)
+			return;
+		open_ = false;
+		KernelCs c;
+		c.first = first_;
+		c.n = uint32_t(t_.relocs.size() - first_);
+		c.scores = scores_;
+		t_.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t_.cs.size())));
+		t_.cs.push_back(c);
+		t_.synthesized = true;
+	}
+
+private:
+	KernelTrace &t_;
+	std::vector<uint32_t> slot_, score_;
+	uint64_t ms_ = 0;
+	uint32_t first_ = 0;
+	bool open_ = false, scores_ = false;
+};
+
+} // namespace
+
+KernelTrace load_kernel_trace(TraceReader &r, const std::string &name)
+{
+	KernelTrace t;
+	t.name = name;
+	std::vector<bool> dead;
+	CsBuilder synth(t);
+	bool has_cs = false, has_access = false;
+	Event e;
+	while (r.next(e)) {
+		switch (e.type) {
+		case EventType::Create:
+			if (e.id > KernelTrace::kMask)
+				throw TraceError(name + ": buffer id " + std::to_string(e.id) + " too large");
+			synth.close();
+			t.size.push_back(e.size);
+			t.domain.push_back(e.domain ? e.domain : uint8_t(DomainVram));
+			t.prio.push_back(e.high_prio);
+			dead.push_back(false);
+			t.ops.push_back(KernelTrace::pack(KernelTrace::Create, e.id));
+			break;
+		case EventType::Read:
+		case EventType::Write:
+			if (dead[e.id]) {
+				t.skipped++;
+				break;
+			}
+			has_access = true;
+			synth.add(e);
+			break;
+		case EventType::Score: synth.score(e); break;
+		case EventType::Cs: {
+			has_cs = true;
+			synth.close();
+			KernelCs c;
+			c.first = uint32_t(t.relocs.size());
+			c.n = e.nrelocs;
+			c.ring = e.ring;
+			c.scores = e.cs_scores;
+			for (uint32_t i = 0; i < e.nrelocs; i++) {
+				const CsReloc &rl = e.relocs[i];
+				if (!rl.read_domains && !rl.write_domain)
+					throw TraceError(name + ": a CS names buffer " + std::to_string(rl.id) +
+					                 " with no domain (the kernel would place it in system "
+					                 "memory; the model does not)");
+				t.relocs.push_back(rl);
+			}
+			t.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t.cs.size())));
+			t.cs.push_back(c);
+			break;
+		}
+		case EventType::Cpu:
+		case EventType::Destroy:
+			synth.close();
+			if (dead[e.id]) {
+				t.skipped++;
+				break;
+			}
+			if (e.type == EventType::Destroy)
+				dead[e.id] = true;
+			t.ops.push_back(KernelTrace::pack(
+			        e.type == EventType::Cpu ? KernelTrace::Cpu : KernelTrace::Destroy, e.id));
+			break;
+		case EventType::Frame:
+			synth.close();
+			t.ops.push_back(KernelTrace::pack(KernelTrace::Frame, 0));
+			break;
+		default: break;
+		}
+	}
+	synth.close();
+	if (has_cs && has_access)
+		throw TraceError(name + ": the trace mixes CS records with READ/WRITE records");
+	t.accesses = t.relocs.size();
+	return t;
+}
+
+} // namespace vramlab
