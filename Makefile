@@ -66,8 +66,8 @@ test-mesa: build
 test-libdrm:
 	$(MAKE) -C libdrm test
 
-test-kernel:
-	$(MAKE) -C kernel test
+test-kernel: build
+	$(MAKE) -C kernel test VRAMLAB=$(VRAMLAB)
 
 test: test-harness test-asan test-fuzz test-libdrm test-mesa test-kernel
 	@echo "all test suites passed"

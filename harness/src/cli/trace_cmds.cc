@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "cli/export_kunit.h"
 #include "trace/format.h"
 #include "trace/repair.h"
 #include "trace/stats.h"
@@ -316,6 +317,20 @@ void add_trace_commands(CLI::App &app)
 	repair->add_option("OUT", rep_out)->required();
 	repair->add_option("--to", rep_to, "output format (default: as the input)");
 	repair->callback([] { cmd_repair(rep_in, rep_out, rep_to); });
+
+	auto *exp = trace->add_subcommand(
+	        "export", "cut traces for the kernel's KUnit replay (radeon_replay_traces.h)");
+	static std::vector<std::string> exp_in;
+	static std::string exp_out;
+	static uint32_t exp_cs = 300;
+	static bool exp_kunit = false;
+	exp->add_option("TRACE", exp_in)->required()->check(CLI::ExistingFile);
+	exp->add_flag("--kunit", exp_kunit, "write the C header of the KUnit suite radeon_replay")
+	    ->required();
+	exp->add_option("-o,--output", exp_out, "the header to write")->required();
+	exp->add_option("--max-cs", exp_cs, "command submissions kept from the start of each trace")
+	    ->capture_default_str();
+	exp->callback([] { cmd_export_kunit(exp_in, exp_out, exp_cs); });
 }
 
 } // namespace vramlab
