@@ -145,7 +145,8 @@ TEST(BadInput, TextEventOnUnknownBuffer)
 
 TEST(BadInput, EmptyAndGarbageFiles)
 {
-	EXPECT_EQ(error_of("", "empty.txt"), ""); // an empty text trace is valid and empty
+	EXPECT_NE(error_of("", "empty.txt").find("empty.txt: byte 0: empty file"), std::string::npos)
+	    << error_of("", "empty.txt");
 	EXPECT_NE(error_of(std::string("\x01\x02\x03garbage", 10)).find("bad magic"),
 	          std::string::npos);
 }
@@ -159,4 +160,42 @@ TEST(BadInput, MissingFile)
 		EXPECT_NE(std::string(e.what()).find("/nonexistent/trace.bin: cannot open"),
 		          std::string::npos);
 	}
+}
+
+namespace {
+// A v2 stream (uncompressed, as the reader also accepts) of version 2.minor with `body`.
+std::string v2(uint8_t minor, const std::string &body)
+{
+	std::string s = "vrltrace";
+	s += char(2);
+	s += char(minor);
+	s += std::string(4, '\0');
+	return s + body;
+}
+} // namespace
+
+TEST(BadInput, V21CsRecords)
+{
+	// create buffer 0 (4096 bytes), then a CS record, then END with count 2
+	const std::string create0 = std::string("\x10\x00\x00\x80\x20\x00", 6);
+	auto with_cs = [&](const std::string &cs) {
+		return v2(1, create0 + cs + std::string("\x0f\x00\x02", 3));
+	};
+	// ring 0, no scores, 1 buffer: id 0, read VRAM, prio 0
+	EXPECT_EQ(error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x00\x01\x00", 8))), "");
+	EXPECT_NE(error_of(v2(0, create0 + std::string("\x08\x00\x00\x00\x01\x00\x01\x00\x0f\x00\x02", 11)))
+	                  .find("CS records need version 2.1"),
+	          std::string::npos);
+	EXPECT_NE(error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x00\x01\x10", 8)))
+	                  .find("priority 16 above 15"),
+	          std::string::npos);
+	EXPECT_NE(error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x01\x01\x00", 8)))
+	                  .find("byte 20: a CS names buffer 1 that was not created"),
+	          std::string::npos)
+	    << error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x01\x01\x00", 8)));
+	// a score (bit 6) in a CS that sent no score chunk
+	EXPECT_NE(error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x00\x41\x00\x05", 9)))
+	                  .find("without a score chunk"),
+	          std::string::npos);
+	EXPECT_NE(error_of(v2(2, "")).find("unsupported version 2.2"), std::string::npos);
 }

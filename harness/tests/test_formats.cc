@@ -191,3 +191,61 @@ TEST(Formats, StatsOfAConvertedTraceAreUnchanged)
 	EXPECT_EQ(sa.runtime_ms, sb.runtime_ms);
 	EXPECT_EQ(sa.never_used, sb.never_used);
 }
+
+TEST(Formats, V21CsRecordsRoundTripWithChangedScoresOnly)
+{
+	const std::string path = test::temp_path("cs.vrl");
+	TraceInfo info;
+	auto w = make_writer(Format::V2, path, info);
+	for (uint32_t id = 0; id < 3; id++) {
+		Event c;
+		c.type = EventType::Create;
+		c.id = id;
+		c.size = 4096 << id;
+		c.domain = DomainVram;
+		w->write(c);
+	}
+	std::vector<CsReloc> relocs = {{0, DomainVram, 0, 3, 7}, {2, 0, DomainGtt, 15, kScoreNeutral},
+	                               {1, DomainVram | DomainGtt, 0, 0, 123}};
+	for (int k = 0; k < 3; k++) {
+		Event cs;
+		cs.type = EventType::Cs;
+		cs.time_us = 1000 * (k + 1);
+		cs.ring = k == 2 ? RingDma : RingGfx;
+		cs.cs_scores = k != 1;
+		cs.nrelocs = uint32_t(relocs.size());
+		cs.relocs = relocs.data();
+		w->write(cs);
+		relocs[0].score += 1; // only buffer 0's score changes from one CS to the next
+	}
+	w->close();
+
+	auto r = open_trace(path);
+	Event e;
+	int n = 0;
+	while (r->next(e)) {
+		if (e.type != EventType::Cs)
+			continue;
+		ASSERT_EQ(e.nrelocs, 3u);
+		EXPECT_EQ(e.ring, n == 2 ? RingDma : RingGfx);
+		EXPECT_EQ(e.cs_scores, n != 1);
+		EXPECT_EQ(e.relocs[1].write_domain, DomainGtt);
+		EXPECT_EQ(e.relocs[1].prio, 15);
+		EXPECT_EQ(e.relocs[2].read_domains, DomainVram | DomainGtt);
+		if (n != 1) {
+			EXPECT_EQ(e.relocs[0].score, 7u + n);
+			EXPECT_EQ(e.relocs[2].score, 123u); // not written again, still known
+		} else {
+			EXPECT_EQ(e.relocs[0].score, kScoreNeutral); // no chunk: neutral
+		}
+		n++;
+	}
+	EXPECT_EQ(n, 3);
+
+	// The thesis model and stats see each buffer of a CS as a read or a write.
+	auto r2 = open_trace(path);
+	TraceStats s = compute_stats(*r2, "cs.vrl");
+	EXPECT_EQ(s.cs, 3u);
+	EXPECT_EQ(s.reads, 6u);
+	EXPECT_EQ(s.writes, 3u);
+}

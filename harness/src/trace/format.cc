@@ -473,12 +473,13 @@ private:
 	uint32_t live_id(uint64_t off, EventType t)
 	{
 		const uint64_t id = uleb(off);
+		const std::string what = t == EventType::Cs ? "a CS names buffer " + std::to_string(id)
+		                                            : std::string(event_name(t)) + " of buffer " +
+		                                                      std::to_string(id);
 		if (id >= created_.size())
-			src_->fail_at(off, std::string(event_name(t)) + " of buffer " + std::to_string(id) +
-			                       " that was not created");
+			src_->fail_at(off, what + " that was not created");
 		if (created_[id])
-			src_->fail_at(off, std::string(event_name(t)) + " of buffer " + std::to_string(id) +
-			                       " after its destroy");
+			src_->fail_at(off, what + " after its destroy");
 		return static_cast<uint32_t>(id);
 	}
 
