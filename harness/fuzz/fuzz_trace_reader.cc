@@ -1,8 +1,10 @@
 // libFuzzer target: every trace parser (text, bostats1, v2; plain, gzip or zstd), then the
-// whole pipeline behind it: stats, repair, compaction and one replay. Bad input must end in a
+// whole pipeline behind it: stats, repair, compaction, a thesis-model replay and the kernel
+// model (which reads CS records). Bad input must end in a
 // TraceError, never in a crash, a sanitizer report or a hang.
 #include <cstdint>
 
+#include "kmodel/kernel_model.h"
 #include "sim/compact.h"
 #include "sim/sim.h"
 #include "trace/stats.h"
@@ -25,6 +27,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		c.check_every = 1;
 		simulate_lru(t, c);
 		simulate_belady(t, c);
+	} catch (const TraceError &) {
+	}
+	try {
+		auto r = open_trace_memory(data, size, "fuzz");
+		const KernelTrace t = load_kernel_trace(*r, "fuzz");
+		KernelConfig c;
+		c.vram = 1 << 16;
+		c.check_every = 1;
+		simulate_kernel(t, c);
+		c.topdown_kib = 8;
+		c.bo_score = true;
+		simulate_kernel(t, c);
 	} catch (const TraceError &) {
 	}
 	return 0;

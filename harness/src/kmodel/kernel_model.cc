@@ -209,10 +209,7 @@ private:
 			return;
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
-		uint8_t domain = t_.domain[id] & (DomainVram | DomainGtt);
-		if (!domain)
-			throw std::invalid_argument(t_.name + ": buffer " + std::to_string(id) +
-			                            " created in system memory only (not modelled)");
+		const uint8_t domain = t_.domain[id] & (DomainVram | DomainGtt); // checked at load
 		bool ok = validate(id, domain);
 		if (!ok && domain == DomainVram)
 			ok = validate(id, DomainVram | DomainGtt);

@@ -93,6 +93,10 @@ KernelTrace load_kernel_trace(TraceReader &r, const std::string &name)
 			if (e.id > KernelTrace::kMask)
 				throw TraceError(name + ": buffer id " + std::to_string(e.id) + " too large");
 			synth.close();
+			if (e.domain && !(e.domain & (DomainVram | DomainGtt)))
+				throw TraceError(name + ": buffer " + std::to_string(e.id) +
+				                 " is created in system memory only (the kernel model "
+				                 "places buffers in VRAM and GTT)");
 			t.size.push_back(e.size);
 			t.domain.push_back(e.domain ? e.domain : uint8_t(DomainVram));
 			t.prio.push_back(e.high_prio);
