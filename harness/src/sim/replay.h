@@ -9,7 +9,8 @@
 //   void touched(uint32_t id);                   a GPU access while resident
 //   void removed(uint32_t id);                   it left VRAM (eviction or destroy)
 //   uint32_t victim(uint32_t in, uint64_t size); who to evict next to make room for `in`
-//   bool admit(uint32_t in, uint32_t victim);    false: serve `in` from RAM instead
+//   bool admit(uint32_t in, uint32_t victim);    false: serve `in` from RAM instead (asked
+//                                                once per move-in, before any eviction)
 //
 // Zero-size buffers take no space, are resident from their create on and are never shown to
 // the policy as residents. The loop is a template so each policy's calls inline.
@@ -54,12 +55,14 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 		p.removed(v);
 		evicted_now = true;
 	};
+	// A move-in is admitted or declined once, against the first victim, before anything is
+	// evicted: a declined access costs no eviction.
 	auto move_in = [&](uint32_t id, uint64_t b) {
-		while (!vram.fits(b)) {
+		for (bool asked = false; !vram.fits(b); asked = true) {
 			const uint32_t v = p.victim(id, b);
 			if (v == kNoBuffer)
 				throw std::logic_error("policy found no victim while VRAM is not empty");
-			if (!p.admit(id, v)) {
+			if (!asked && !p.admit(id, v)) {
 				r.declined++;
 				return false;
 			}
