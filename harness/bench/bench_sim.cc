@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 
+#include "kmodel/kernel_model.h"
 #include "mlp/mlp.h"
 #include "sim/sim.h"
 
@@ -52,6 +53,30 @@ void BM_Replay(benchmark::State &state, const std::string &policy, const std::st
 	state.counters["evictions"] = double(evictions);
 }
 
+const KernelTrace &ktrace(const std::string &name)
+{
+	static std::map<std::string, KernelTrace> cache;
+	auto it = cache.find(name);
+	if (it == cache.end())
+		it = cache.emplace(name, load_kernel_trace(trace_path(name))).first;
+	return it->second;
+}
+
+// Entries as the thesis model counts them: creates, destroys, CPU maps and buffer uses.
+void BM_Kernel(benchmark::State &state, bool topdown, bool key, const std::string &name)
+{
+	const KernelTrace &t = ktrace(name);
+	KernelConfig c;
+	c.vram = uint64_t(state.range(0)) << 20;
+	c.topdown_kib = topdown ? 512 : 0;
+	c.bo_score = key;
+	uint64_t evictions = 0;
+	for (auto _ : state)
+		evictions = simulate_kernel(t, c).evictions();
+	state.SetItemsProcessed(int64_t(state.iterations() * (t.ops.size() - t.cs.size() + t.relocs.size())));
+	state.counters["evictions"] = double(evictions);
+}
+
 void BM_Decode(benchmark::State &state, const std::string &name)
 {
 	uint64_t entries = 0;
@@ -94,6 +119,14 @@ int main(int argc, char **argv)
 		                             [=](benchmark::State &s) { BM_Decode(s, name); })
 		    ->Unit(benchmark::kMillisecond);
 	}
+	for (const char *name : {"nexuiz1.bin", "lugaru1.bin"})
+		for (auto [pname, td, key] : {std::tuple{"lru", false, false}, {"minmax+key", true, true}})
+			benchmark::RegisterBenchmark(
+			    (std::string("kernel/") + pname + "/" + name).c_str(),
+			    [=](benchmark::State &s) { BM_Kernel(s, td, key, name); })
+			    ->Arg(64)
+			    ->Arg(256)
+			    ->Unit(benchmark::kMillisecond);
 	benchmark::RegisterBenchmark("replay/belady/nederland1.bin", [](benchmark::State &s) {
 		BM_Replay(s, "belady", "nederland1.bin");
 	})->Arg(64)->Unit(benchmark::kMillisecond);

@@ -22,21 +22,148 @@ constexpr uint32_t kMaxPriority = 32;       // RADEON_CS_MAX_PRIORITY
 struct Bo {
 	uint64_t pages = 0, start = 0;
 	uint64_t evict_key = 0;  // bo->evict_key
-	uint64_t key = 0, seq = 0; // its place in the VRAM eviction order
 	uint64_t reserved_by = 0; // CS number holding its reservation
 	uint32_t cs_score = 0;
 	uint8_t mem = kNowhere;
 };
 
 struct Entry { // one radeon_bo_list entry
-	uint32_t id, priority, score;
+	uint32_t id, priority, score, pos;
 	uint8_t preferred, allowed;
+};
+
+// TTM's VRAM eviction order: (key, order of moves to the LRU tail), O(1) per move. New keys
+// lie in the window [stamp - W + 1, stamp] (radeon_bo_evict_key()), or are all 0 with LRU: one
+// intrusive list per key of the window, in a ring, and one settled list for older keys. A key
+// leaves the window (the stamp advanced past it) before any larger one, so splicing its list
+// onto the settled one keeps that sorted.
+class EvictOrder {
+public:
+	static constexpr uint32_t kNone = UINT32_MAX;
+	EvictOrder(size_t n, bool by_key, uint32_t window, uint64_t stamp)
+	    : prev_(n), next_(n), key_(n), slot_(n), by_key_(by_key), window_(window), stamp_(stamp)
+	{
+		ring_.resize(kRing);
+		bits_.assign(kRing / 64, 0);
+	}
+	size_t size() const { return size_; }
+	uint64_t key(uint32_t id) const { return key_[id]; }
+
+	void add(uint32_t id, uint64_t key)
+	{
+		key_[id] = key;
+		size_++;
+		if (!by_key_ || key + window_ <= stamp_) {
+			slot_[id] = kSettled;
+			if (by_key_ && settled_.tail != kNone && key_[settled_.tail] > key)
+				return insert_sorted(id);
+			return append(settled_, id);
+		}
+		const uint32_t s = uint32_t(key & (kRing - 1));
+		slot_[id] = s;
+		append(ring_[s], id);
+		bits_[s / 64] |= 1ull << (s % 64);
+	}
+	void del(uint32_t id)
+	{
+		size_--;
+		const uint32_t s = slot_[id];
+		List &l = s == kSettled ? settled_ : ring_[s];
+		const uint32_t p = prev_[id], n = next_[id];
+		(p == kNone ? l.head : next_[p]) = n;
+		(n == kNone ? l.tail : prev_[n]) = p;
+		if (s != kSettled && l.head == kNone)
+			bits_[s / 64] &= ~(1ull << (s % 64));
+	}
+	// The stamp is now `stamp` (one more than before): the key stamp - W leaves the window.
+	void advance(uint64_t stamp)
+	{
+		stamp_ = stamp;
+		if (!by_key_)
+			return;
+		const uint32_t s = uint32_t((stamp - window_) & (kRing - 1));
+		List &l = ring_[s];
+		if (l.head == kNone)
+			return;
+		for (uint32_t i = l.head; i != kNone; i = next_[i])
+			slot_[i] = kSettled;
+		if (settled_.tail == kNone) {
+			settled_ = l;
+		} else {
+			next_[settled_.tail] = l.head;
+			prev_[l.head] = settled_.tail;
+			settled_.tail = l.tail;
+		}
+		l = {};
+		bits_[s / 64] &= ~(1ull << (s % 64));
+	}
+	// Calls f(id) in eviction order until it returns true; f may del(id) of the id it got.
+	template <class F> bool walk(F &&f)
+	{
+		for (uint32_t i = settled_.head, n; i != kNone; i = n) {
+			n = next_[i];
+			if (f(i))
+				return true;
+		}
+		if (!by_key_)
+			return false;
+		for (uint64_t k = stamp_ + 1 - window_; k <= stamp_; k++) {
+			const uint32_t s = uint32_t(k & (kRing - 1));
+			if (!(bits_[s / 64] >> (s % 64) & 1)) {
+				if (!bits_[s / 64] && s % 64 == 0)
+					k += 63; // a whole empty word
+				continue;
+			}
+			for (uint32_t i = ring_[s].head, n; i != kNone; i = n) {
+				n = next_[i];
+				if (f(i))
+					return true;
+			}
+		}
+		return false;
+	}
+
+private:
+	static constexpr uint32_t kRing = 8192, kSettled = UINT32_MAX;
+	struct List {
+		uint32_t head = kNone, tail = kNone;
+	};
+	void append(List &l, uint32_t id)
+	{
+		prev_[id] = l.tail;
+		next_[id] = kNone;
+		(l.tail == kNone ? l.head : next_[l.tail]) = id;
+		l.tail = id;
+	}
+	// A key older than the window (a BO coming back into VRAM during the submission that will
+	// give it its new key): after every settled entry of a key not larger.
+	void insert_sorted(uint32_t id)
+	{
+		uint32_t after = settled_.tail;
+		while (after != kNone && key_[after] > key_[id])
+			after = prev_[after];
+		const uint32_t before = after == kNone ? settled_.head : next_[after];
+		prev_[id] = after;
+		next_[id] = before;
+		(after == kNone ? settled_.head : next_[after]) = id;
+		(before == kNone ? settled_.tail : prev_[before]) = id;
+	}
+	std::vector<uint32_t> prev_, next_;
+	std::vector<uint64_t> key_;
+	std::vector<uint32_t> slot_;
+	std::vector<List> ring_;
+	std::vector<uint64_t> bits_;
+	List settled_;
+	size_t size_ = 0;
+	bool by_key_;
+	uint64_t window_, stamp_;
 };
 
 class Model {
 public:
 	Model(const KernelTrace &t, const KernelConfig &c)
-	    : t_(t), c_(c), mm_(c.vram / kPage), bo_(t.size.size())
+	    : t_(t), c_(c), mm_(c.vram / kPage), bo_(t.size.size()),
+	      order_(t.size.size(), c.bo_score, c.window, kStampStart)
 	{
 		if (c.window < 1 || c.window > 4096)
 			throw std::invalid_argument("bo_score_window must be 1..4096");
@@ -77,14 +204,8 @@ private:
 	}
 
 	// ---- the VRAM manager's eviction order (ttm_resource.c with the series)
-	void lru_add(uint32_t id)
-	{
-		Bo &b = bo_[id];
-		b.key = c_.bo_score ? b.evict_key : 0;
-		b.seq = ++evict_seq_;
-		order_.insert({b.key, b.seq, id});
-	}
-	void lru_del(uint32_t id) { order_.erase({bo_[id].key, bo_[id].seq, id}); }
+	void lru_add(uint32_t id) { order_.add(id, c_.bo_score ? bo_[id].evict_key : 0); }
+	void lru_del(uint32_t id) { order_.del(id); }
 	void lru_tail(uint32_t id) // ttm_bo_move_to_lru_tail()
 	{
 		if (bo_[id].mem == MemVram) {
@@ -155,17 +276,12 @@ private:
 	// ready copy ring) until the allocation succeeds.
 	bool evict_alloc(uint32_t id)
 	{
-		auto it = order_.begin();
-		while (it != order_.end()) {
-			const uint32_t v = std::get<2>(*it);
-			++it;
+		return order_.walk([&](uint32_t v) {
 			if (cs_no_ && bo_[v].reserved_by == cs_no_)
-				continue;
+				return false;
 			move_to(v, MemGtt, true);
-			if (vram_alloc(id))
-				return true;
-		}
-		return false;
+			return vram_alloc(id);
+		});
 	}
 
 	// ttm_bo_validate() for a placement list of VRAM and/or GTT (domain bits, v2 values).
@@ -256,8 +372,7 @@ private:
 			entries_.push_back(e);
 		}
 		// radeon_cs_buckets_get_list(): highest priority first, reloc order within one
-		std::stable_sort(entries_.begin(), entries_.end(),
-		                 [](const Entry &a, const Entry &b) { return a.priority > b.priority; });
+		bucket_sort(entries_);
 		// ttm_eu_reserve_buffers(): a BO named twice is reserved once; the later entries go to
 		// the duplicates list (only their score counts: radeon_bo_list_note_scores())
 		cs_no_++;
@@ -309,11 +424,24 @@ private:
 			}
 		// radeon_cs_parser_fini(): list_sort() smallest first (stable), the keys, then
 		// ttm_eu_fence_buffer_objects() moves each to the LRU tail in that order
-		std::stable_sort(head_.begin(), head_.end(), [this](const Entry &a, const Entry &b) {
-			return bo_[a.id].pages < bo_[b.id].pages;
-		});
+		// stable: ties keep list order. Sorting (pages, position) words allocates nothing and
+		// touches no BO; most lists are sorted already.
+		size_key_.clear();
+		bool sorted = true;
+		for (uint32_t i = 0; i < head_.size(); i++) {
+			size_key_.push_back(bo_[head_[i].id].pages << 20 | i);
+			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
+		}
+		if (!sorted) {
+			std::sort(size_key_.begin(), size_key_.end());
+			sort_tmp_.resize(head_.size());
+			for (size_t i = 0; i < head_.size(); i++)
+				sort_tmp_[i] = head_[size_key_[i] & 0xfffff];
+			head_.swap(sort_tmp_);
+		}
 		if (c_.bo_score) {
 			stamp_++;
+			order_.advance(stamp_);
 			for (const Entry &e : head_)
 				bo_[e.id].evict_key = radeon_evict_key(stamp_, bo_[e.id].cs_score, c_.window);
 		}
@@ -321,6 +449,25 @@ private:
 			lru_tail(e.id);
 		cs_no_++; // reservations dropped
 		r_.cs++;
+	}
+
+	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
+	void bucket_sort(std::vector<Entry> &v)
+	{
+		uint32_t start[kMaxPriority + 2] = {};
+		bool sorted = true;
+		for (size_t i = 0; i < v.size(); i++) {
+			start[kMaxPriority - v[i].priority + 1]++;
+			sorted &= i == 0 || v[i - 1].priority >= v[i].priority;
+		}
+		if (sorted)
+			return;
+		for (uint32_t p = 1; p <= kMaxPriority + 1; p++)
+			start[p] += start[p - 1];
+		sort_tmp_.resize(v.size());
+		for (const Entry &e : v)
+			sort_tmp_[start[kMaxPriority - e.priority]++] = e;
+		v.swap(sort_tmp_);
 	}
 
 	void finish()
@@ -364,10 +511,11 @@ private:
 	const KernelConfig &c_;
 	DrmMm mm_;
 	std::vector<Bo> bo_;
-	std::set<std::tuple<uint64_t, uint64_t, uint32_t>> order_; // (key, seq, id)
-	std::vector<Entry> entries_, head_, dups_;
+	EvictOrder order_;
+	std::vector<Entry> entries_, head_, dups_, sort_tmp_;
+	std::vector<uint64_t> size_key_;
 	KernelResult r_;
-	uint64_t used_ = 0, evict_seq_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0;
+	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0;
 };
 
 } // namespace
