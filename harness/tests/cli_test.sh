@@ -77,7 +77,39 @@ expect_fail "truncated gzip" "cut.bin: truncated gzip stream" "$bin" trace stats
 expect_fail "unknown policy" 'unknown policy "fifo"' "$bin" sim --policies lru,fifo "$traces"
 expect_fail "bad weights" "w.txt: line 1: not a number" \
 	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
-expect_fail "missing file" "does not exist" "$bin" trace stats "$work/nope.bin"
+expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace stats "$work/nope.bin"
+: >"$work/empty.bin"
+expect_fail "empty file" "empty.bin: byte 0: empty file" "$bin" trace stats "$work/empty.bin"
+
+# Exit status: 2 for usage, 1 for data; one error style.
+expect_status() { # expect_status CODE "what" cmd...
+	local want=$1 what=$2
+	shift 2
+	"$@" >/dev/null 2>&1
+	local got=$?
+	[ "$got" = "$want" ] && ok || bad "$what: exit $got, want $want"
+}
+expect_status 2 "unknown policy" "$bin" sim --policies lru,fifo "$traces"
+expect_status 2 "vram 512K" "$bin" sim --vram 512K "$traces"
+expect_status 2 "unknown option" "$bin" sim --frobnicate "$traces"
+expect_status 1 "missing file" "$bin" trace stats "$work/nope.bin"
+expect_status 1 "truncated gzip" "$bin" trace stats "$work/cut.bin"
+expect_status 0 "version" "$bin" --version
+expect_fail "vram 512K" '"512K" is not a whole number of MiB' "$bin" sim --vram 512K "$traces"
+"$bin" --version | grep -q '^vramlab [0-9]' && ok || bad "--version"
+
+# Sizes: 1G is 1024 MiB in both models; --json - is the JSON alone on stdout.
+"$bin" sim --quiet --vram 1G --policies lru --json - "$traces"/nexuiz1.bin 2>/dev/null |
+	/usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["schema"]=="vramlab-sim" and j["version"]==1 and j["results"][0]["vram_mib"]==1024' &&
+	ok || bad "sim --json - / --vram 1G"
+"$bin" sim --model kernel --quiet --vram 64 --json - "$traces"/nexuiz1.bin 2>/dev/null |
+	/usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); assert j["schema"]=="vramlab-sim-kernel" and len(j["results"])==4 and j["results"][0]["evictions"] > 0' &&
+	ok || bad "sim --model kernel --json -"
+
+# trace stats takes directories and - (stdin).
+n=$("$bin" trace stats "$traces" | grep -c '\.bin')
+[ "$n" = 3 ] && ok || bad "stats of a directory: $n rows"
+"$bin" trace stats - <"$traces"/nexuiz1.bin | grep -q '^stdin  *3881' && ok || bad "stats of stdin"
 
 # weights export --c-header gives exact hex floats.
 "$bin" weights export --c-header | grep -q 'static const float vramlab_mlp_weights\[VRAMLAB_MLP_PARAMS\]' && ok || bad "c header"

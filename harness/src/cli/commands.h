@@ -12,6 +12,8 @@ void add_weights_commands(CLI::App &app);
 
 // "512K", "64M", "1G", "4096" -> bytes. Throws CLI::ValidationError with the text.
 uint64_t parse_size(const std::string &s);
+// A VRAM size: a plain number is MiB ("256"); with a suffix, bytes that must be whole MiB.
+uint64_t parse_vram_mib(const std::string &s);
 // The weights committed beside the build (harness/weights/handset.txt), found from the binary.
 std::string default_weights_path();
 bool stdout_is_tty();

@@ -30,6 +30,18 @@ uint64_t parse_size(const std::string &s)
 	return v * mult;
 }
 
+uint64_t parse_vram_mib(const std::string &s)
+{
+	const bool plain = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+	const uint64_t bytes = plain ? parse_size(s) << 20 : parse_size(s);
+	if (bytes == 0 || bytes % (1 << 20))
+		throw CLI::ValidationError("--vram", "\"" + s + "\" is not a whole number of MiB "
+		                                     "(write 64, 64M or 1G)");
+	if (bytes > (1ull << 40))
+		throw CLI::ValidationError("--vram", "\"" + s + "\" is more than 1 TiB");
+	return bytes >> 20;
+}
+
 std::string default_weights_path()
 {
 	std::error_code ec;
@@ -49,15 +61,20 @@ bool stdout_is_tty() { return isatty(STDOUT_FILENO); }
 
 int main(int argc, char **argv)
 {
-	CLI::App app{"vramlab: buffer traces and a VRAM placement simulator"};
+	CLI::App app{"vramlab: buffer traces and a VRAM placement simulator\n"
+	             "Exit status: 0 success, 1 bad data (a trace, weights, a file), 2 bad usage."};
 	app.require_subcommand(1);
+	app.set_version_flag("--version", std::string("vramlab ") + VRAMLAB_VERSION);
 	vramlab::add_trace_commands(app);
 	vramlab::add_sim_command(app);
 	vramlab::add_weights_commands(app);
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
-		return app.exit(e);
+		if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+			return app.exit(e); // --help, --version
+		std::fprintf(stderr, "vramlab: %s\nRun with --help for more information.\n", e.what());
+		return 2;
 	} catch (const vramlab::TraceError &e) {
 		std::fprintf(stderr, "vramlab: %s\n", e.what());
 		return 1;

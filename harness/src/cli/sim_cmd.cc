@@ -78,12 +78,8 @@ void run_kernel(const SimArgs &a)
 	k.policies = split(a.policies_given ? a.policies : "lru,minmax,key,minmax+key");
 	if (k.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
-	for (auto &v : split(a.vram)) {
-		const uint64_t mib = parse_size(v);
-		if (mib == 0 || mib > (1u << 20))
-			throw CLI::ValidationError("--vram", v + " MiB is out of range");
-		k.vram_mib.push_back(mib);
-	}
+	for (auto &v : split(a.vram))
+		k.vram_mib.push_back(parse_vram_mib(v));
 	const uint64_t thr = parse_size(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
 		throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB "
@@ -106,21 +102,24 @@ void run_kernel(const SimArgs &a)
 
 void run(const SimArgs &a)
 {
+	// with --json -, stdout is the JSON alone and the table goes to stderr
+	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	if (a.model == "kernel")
 		return run_kernel(a);
 	RunSpec spec;
 	spec.traces = expand_traces(a.inputs);
 	spec.policies = split(a.policies);
 	if (spec.policies.empty())
-		throw TraceError("--policies is empty");
-	for (auto &p : spec.policies)
-		find_policy(p); // fail early on a typo
-	for (auto &v : split(a.vram)) {
-		const uint64_t mib = parse_size(v);
-		if (mib == 0 || mib > (1u << 20))
-			throw TraceError("--vram: " + v + " MiB is out of range");
-		spec.vram_mib.push_back(mib);
+		throw CLI::ValidationError("--policies", "is empty");
+	for (auto &p : spec.policies) {
+		try {
+			find_policy(p); // fail early on a typo
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError("--policies", e.what());
+		}
 	}
+	for (auto &v : split(a.vram))
+		spec.vram_mib.push_back(parse_vram_mib(v));
 	spec.config.threshold = parse_size(a.threshold);
 	Mlp mlp;
 	bool need_mlp = false;
@@ -152,11 +151,11 @@ void run(const SimArgs &a)
 		skipped += l.skipped;
 
 	const std::string &base = spec.policies[0];
-	std::printf("%zu traces, policies %s (baseline %s), events on destroyed ids: %s (%llu %s)\n\n",
+	std::fprintf(tab, "%zu traces, policies %s (baseline %s), events on destroyed ids: %s (%llu %s)\n\n",
 	            spec.traces.size(), a.policies.c_str(), base.c_str(), a.on_destroyed.c_str(),
 	            (unsigned long long)skipped,
 	            a.on_destroyed == "skip" ? "skipped" : "unresolved, skipped");
-	std::printf("%6s  %-9s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
+	std::fprintf(tab, "%6s  %-9s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
 	            "vs base", "evictions", "moved MiB", "swap %", "frag avg", "peak", "cut");
 	std::map<std::string, Total> grand;
 	for (uint64_t v : spec.vram_mib) {
@@ -169,7 +168,7 @@ void run(const SimArgs &a)
 				const double d = pct_better(b.cost, t.cost);
 				std::snprintf(vs, sizeof vs, "%+.2f%%", d);
 			}
-			std::printf("%5lluM  %-9s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
+			std::fprintf(tab, "%5lluM  %-9s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
 			            (unsigned long long)v, p.c_str(), (unsigned long long)t.cost, vs,
 			            (unsigned long long)t.evictions, t.evicted_bytes / 1048576.0,
 			            t.entries ? 100.0 * t.eviction_events / t.entries : 0.0,
@@ -177,18 +176,21 @@ void run(const SimArgs &a)
 			            t.cut);
 		}
 	}
-	std::printf("\nTotal over all sizes (vs %s, positive = cheaper):\n", base.c_str());
+	std::fprintf(tab, "\nTotal over all sizes (vs %s, positive = cheaper):\n", base.c_str());
 	for (auto &p : spec.policies)
-		std::printf("  %-9s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
+		std::fprintf(tab, "  %-9s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
 		            (unsigned long long)grand[p].cost, pct_better(grand[base].cost, grand[p].cost),
 		            (unsigned long long)grand[p].evictions);
-	std::fflush(stdout);
+	std::fflush(tab);
 	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
 	             out.replayed / 1e6, out.seconds, out.replayed / 1e6 / out.seconds, spec.threads);
 
 	if (!a.json.empty()) {
 		nlohmann::json j;
-		j["config"] = {{"policies", spec.policies},
+		j["schema"] = "vramlab-sim";
+		j["version"] = 1;
+		j["config"] = {{"model", "thesis"},
+		               {"policies", spec.policies},
 		               {"vram_mib", spec.vram_mib},
 		               {"threshold_bytes", spec.config.threshold},
 		               {"weights", need_mlp ? weights : ""},
@@ -220,10 +222,14 @@ void run(const SimArgs &a)
 			                 {"repair_unresolved", l.repair.unresolved}});
 		j["seconds"] = out.seconds;
 		j["entries_replayed"] = out.replayed;
-		std::ofstream f(a.json);
-		f << j.dump(1) << "\n";
-		if (!f)
-			throw TraceError(a.json + ": cannot write");
+		if (a.json == "-") {
+			std::printf("%s\n", j.dump(1).c_str());
+		} else {
+			std::ofstream f(a.json);
+			f << j.dump(1) << "\n";
+			if (!f)
+				throw TraceError(a.json + ": cannot write");
+		}
 	}
 }
 
@@ -257,14 +263,15 @@ void add_sim_command(CLI::App &app)
 	sim->add_option("--move-latency-us", a.move_latency_us,
 	                "kernel model: fixed cost of one move, microseconds")
 	    ->capture_default_str();
-	sim->add_option("--vram", a.vram, "VRAM sizes in MiB")->capture_default_str();
+	sim->add_option("--vram", a.vram, "VRAM sizes: MiB, or with K/M/G (whole MiB)")
+	    ->capture_default_str();
 	sim->add_option("--threshold", a.threshold, "min-max size threshold")->capture_default_str();
 	sim->add_option("--weights", a.weights, "score weights file (default weights/handset.txt)");
 	sim->add_option("--on-destroyed", a.on_destroyed, "events on destroyed ids: skip or repair")
 	    ->check(CLI::IsMember({"skip", "repair"}))
 	    ->capture_default_str();
 	sim->add_option("--threads", a.threads, "worker threads (default: all cores)");
-	sim->add_option("--json", a.json, "write every figure to this JSON file");
+	sim->add_option("--json", a.json, "write every figure to this JSON file (- for stdout)");
 	sim->add_flag("--quiet", a.quiet, "no progress line");
 	sim->callback([] { run(a); });
 }

@@ -83,6 +83,8 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 
 void run_kernel_sim(const KernelSimArgs &a)
 {
+	// with --json -, stdout is the JSON alone and the table goes to stderr
+	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	const auto traces = expand_traces(a.inputs);
 	std::vector<const KernelPolicy *> pols;
 	for (auto &p : a.policies)
@@ -165,10 +167,10 @@ void run_kernel_sim(const KernelSimArgs &a)
 		t.cs += row.r.cs;
 	}
 	const std::string &base = a.policies[0];
-	std::printf("kernel model (Linux 6.12 + vramlab series): %zu traces, baseline %s, "
+	std::fprintf(tab, "kernel model (Linux 6.12 + vramlab series): %zu traces, baseline %s, "
 	            "topdown_threshold %u KiB, bo_score_window %u\n\n",
 	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window);
-	std::printf("%6s  %-11s %10s %10s %10s %9s %10s %12s %9s\n", "VRAM", "policy", "evictions",
+	std::fprintf(tab, "%6s  %-11s %10s %10s %10s %9s %10s %12s %9s\n", "VRAM", "policy", "evictions",
 	            "MiB in", "MiB out", "thresh CS", "GTT uses", "transfer ms", "vs base");
 	for (uint64_t v : a.vram_mib) {
 		const KernelResult &b = tot[{v, base}];
@@ -178,14 +180,14 @@ void run_kernel_sim(const KernelSimArgs &a)
 			if (p != base && b.transfer_us > 0)
 				std::snprintf(vs, sizeof vs, "%+.2f%%",
 				              (b.transfer_us - t.transfer_us) / b.transfer_us * 100.0);
-			std::printf("%5lluM  %-11s %10llu %10.1f %10.1f %9llu %10llu %12.1f %9s\n",
+			std::fprintf(tab, "%5lluM  %-11s %10llu %10.1f %10.1f %9llu %10llu %12.1f %9s\n",
 			            (unsigned long long)v, p.c_str(), (unsigned long long)t.evictions(),
 			            t.bytes_to_vram() / 1048576.0, t.bytes_from_vram() / 1048576.0,
 			            (unsigned long long)t.threshold_cs, (unsigned long long)t.gtt_accesses,
 			            t.transfer_us / 1000.0, vs);
 		}
 	}
-	std::fflush(stdout);
+	std::fflush(tab);
 	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
 	             replayed / 1e6, secs, replayed / 1e6 / secs, threads);
 	if (!a.json.empty()) {

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/export_kunit.h"
+#include "sim/run.h"
 #include "trace/format.h"
 #include "trace/repair.h"
 #include "trace/stats.h"
@@ -36,9 +37,9 @@ void cmd_stats(const std::vector<std::string> &files, bool json)
 		std::printf("%-20s %8s %10s %8s %10s %10s %9s %8s %10s %8s %8s\n", "trace", "buffers",
 		            "runtime_ms", "creates", "cpu_ops", "reads", "writes", "destroys",
 		            "on_destr.", "rep.destr", "unused");
-	for (auto &f : files) {
+	for (auto &f : expand_traces(files)) {
 		auto r = open_trace(f);
-		const TraceStats s = compute_stats(*r, base_name(f));
+		const TraceStats s = compute_stats(*r, f == "-" ? "stdin" : base_name(f));
 		if (json) {
 			arr.push_back({{"name", s.name},
 			               {"buffers", s.buffers},
@@ -290,7 +291,8 @@ void add_trace_commands(CLI::App &app)
 	auto *stats = trace->add_subcommand("stats", "per-trace counts (Appendix A) and corpus defects");
 	static std::vector<std::string> stats_files;
 	static bool stats_json = false;
-	stats->add_option("FILE", stats_files, "trace files")->required()->check(CLI::ExistingFile);
+	stats->add_option("FILE", stats_files, "trace files, directories of them, or - (stdin)")
+	    ->required();
 	stats->add_flag("--json", stats_json, "print a JSON array");
 	stats->callback([] { cmd_stats(stats_files, stats_json); });
 
