@@ -20,8 +20,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	try {
-		auto r = open_trace_memory(data, size, "fuzz");
-		const CompactTrace t = load_compact(*r, "fuzz", OnDestroyed::Repair);
+		const CompactTrace t = load_compact(
+		        [=] { return open_trace_memory(data, size, "fuzz"); }, "fuzz", OnDestroyed::Repair);
 		SimConfig c;
 		c.vram = 1 << 16;
 		c.check_every = 1;
@@ -30,8 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} catch (const TraceError &) {
 	}
 	try {
-		auto r = open_trace_memory(data, size, "fuzz");
-		const KernelTrace t = load_kernel_trace(*r, "fuzz");
+		const KernelTrace t = load_kernel_trace(
+		        [=] { return open_trace_memory(data, size, "fuzz"); }, "fuzz", OnDestroyed::Repair);
 		KernelConfig c;
 		c.vram = 1 << 16;
 		c.check_every = 1;

@@ -14,9 +14,12 @@ namespace vramlab::test {
 // A compact trace from the thesis's text form, written by hand in a test.
 inline CompactTrace tiny(const std::string &text, OnDestroyed mode = OnDestroyed::Skip)
 {
-	auto r = open_trace_memory(reinterpret_cast<const uint8_t *>(text.data()), text.size(),
-	                           "tiny.txt");
-	return load_compact(*r, "tiny.txt", mode);
+	return load_compact(
+	        [&text] {
+		        return open_trace_memory(reinterpret_cast<const uint8_t *>(text.data()),
+		                                 text.size(), "tiny.txt");
+	        },
+	        "tiny.txt", mode);
 }
 
 inline std::vector<Event> read_all(const std::string &path)

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "helpers.h"
+#include "trace/filters.h"
 #include "sim/run.h"
 #include "sim/sim.h"
 #include "trace/repair.h"
@@ -78,13 +79,11 @@ TEST(Corpus, RepairKeepsTotalsAndMovesEvents)
 	auto a = open_trace(src);
 	const TraceStats before = compute_stats(*a, "a", &never_used);
 	auto r = open_trace(src);
-	Repairer rep(never_used);
+	RepairIds rep(*r, never_used);
 	auto w = make_writer(Format::Bostats1, out, r->info());
 	Event e;
-	while (r->next(e)) {
-		e.id = rep.map(e.type, e.id);
+	while (rep.next(e))
 		w->write(e);
-	}
 	w->close();
 	auto b = open_trace(out);
 	const TraceStats after = compute_stats(*b, "b");

@@ -233,8 +233,12 @@ TEST(KernelTrace, ThesisTracesGetOneSubmissionPerMillisecond)
 	                         "0x2 created, size 4096, prio 1, @0\n"
 	                         "0x1 read @1\n0x2 write @1\n0x1 write @1\n"
 	                         "0x2 read @2\n0x1 cpu mapped @2\n0x1 read @2\n";
-	auto r = open_trace_memory(reinterpret_cast<const uint8_t *>(text.data()), text.size(), "t");
-	KernelTrace t = load_kernel_trace(*r, "t");
+	KernelTrace t = load_kernel_trace(
+	        [&text] {
+		        return open_trace_memory(reinterpret_cast<const uint8_t *>(text.data()),
+		                                 text.size(), "t");
+	        },
+	        "t");
 	ASSERT_EQ(t.cs.size(), 3u); // tick 1; tick 2 split by the CPU map
 	EXPECT_EQ(t.cs[0].n, 2u);   // buffer 0 twice in tick 1: one relocation, written
 	EXPECT_EQ(t.relocs[0].write_domain, DomainVram);

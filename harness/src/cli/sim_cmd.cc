@@ -92,6 +92,7 @@ void run_kernel(const SimArgs &a)
 	k.config.vram_gbps = a.vram_gbps;
 	k.config.move_latency_us = a.move_latency_us;
 	k.threads = a.threads;
+	k.on_destroyed = a.on_destroyed == "repair" ? OnDestroyed::Repair : OnDestroyed::Skip;
 	k.json = a.json;
 	k.quiet = a.quiet;
 #ifdef VRAMLAB_CHECK_INVARIANTS

@@ -105,7 +105,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		if (progress)
 			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, traces.size(),
 			             base_name(traces[ti]).c_str());
-		const KernelTrace kt = load_kernel_trace(traces[ti]);
+		const KernelTrace kt = load_kernel_trace(traces[ti], a.on_destroyed);
 		const size_t first = rows.size();
 		for (uint64_t v : a.vram_mib)
 			for (auto *p : pols)
@@ -198,6 +198,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		               {"policies", a.policies},
 		               {"vram_mib", a.vram_mib},
 		               {"topdown_threshold_kib", a.config.topdown_kib},
+		               {"on_destroyed", a.on_destroyed == OnDestroyed::Repair ? "repair" : "skip"},
 		               {"bo_score_window", a.config.window},
 		               {"pcie_gbps", a.config.pcie_gbps},
 		               {"vram_gbps", a.config.vram_gbps},

@@ -19,6 +19,7 @@ struct KernelSimArgs {
 	std::vector<std::string> inputs, policies;
 	std::vector<uint64_t> vram_mib;
 	KernelConfig config;
+	OnDestroyed on_destroyed = OnDestroyed::Skip;
 	unsigned threads = 0;
 	std::string json;
 	bool quiet = false;

@@ -6,6 +6,7 @@
 #include "cli/export_kunit.h"
 #include "sim/run.h"
 #include "trace/format.h"
+#include "trace/filters.h"
 #include "trace/repair.h"
 #include "trace/stats.h"
 
@@ -118,30 +119,6 @@ void cmd_show(const std::string &file, const std::string &color)
 	}
 }
 
-// v2 forbids events on a destroyed id (trace-v2.md): tracks destroys and says which to drop.
-class DeadIds {
-public:
-	explicit DeadIds(Format target) : active_(target == Format::V2) {}
-	bool drop(const Event &e)
-	{
-		if (e.type == EventType::Create) {
-			dead_.resize(std::max<size_t>(dead_.size(), e.id + 1));
-			return false;
-		}
-		if (e.type > EventType::Cpu)
-			return false;
-		if (active_ && dead_[e.id])
-			return true;
-		if (e.type == EventType::Destroy)
-			dead_[e.id] = true;
-		return false;
-	}
-
-private:
-	bool active_;
-	std::vector<bool> dead_;
-};
-
 // Counts what a conversion loses, so the user is told.
 struct Losses {
 	uint64_t on_destroyed = 0, v2_only = 0, domains = 0, clipped = 0, sub_ms = 0;
@@ -163,11 +140,18 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 {
 	auto raw = open_trace(in);
 	const Format target = format_for_output(out, to, Format::V2);
-	// Formats without CS records get each buffer of a CS as a read or write.
-	std::unique_ptr<TraceReader> expanded;
-	if (target != Format::V2)
-		expanded = std::make_unique<CsExpander>(*raw);
-	TraceReader *r = expanded ? expanded.get() : raw.get();
+	// v2 forbids events on a destroyed id (trace-v2.md): they are dropped and counted. Formats
+	// without CS records get each buffer of a CS as a read or write.
+	std::unique_ptr<SkipDestroyed> skip;
+	std::unique_ptr<CsExpander> expanded;
+	TraceReader *r = raw.get();
+	if (target == Format::V2) {
+		skip = std::make_unique<SkipDestroyed>(*r);
+		r = skip.get();
+	} else {
+		expanded = std::make_unique<CsExpander>(*r);
+		r = expanded.get();
+	}
 	TraceInfo info = r->info();
 	info.format = target;
 	if (target == Format::Bostats1 && !info.declared_buffers)
@@ -184,14 +168,9 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	auto w = make_writer(target, out, info);
 	Losses loss;
 	loss.meta = target != Format::V2 && !info.meta.empty();
-	DeadIds dead(target);
 	Event e;
 	uint64_t last_ms = 0, written = 0;
 	while (r->next(e)) {
-		if (dead.drop(e)) {
-			loss.on_destroyed++;
-			continue;
-		}
 		if (target != Format::V2) {
 			if (e.type > EventType::Cpu) {
 				loss.v2_only++;
@@ -208,6 +187,8 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 		written++;
 	}
 	w->close();
+	if (skip)
+		loss.on_destroyed = skip->skipped();
 	std::fprintf(stderr, "%s -> %s (%s): %llu events written\n", in.c_str(), out.c_str(),
 	             std::string(format_name(target)).c_str(), (unsigned long long)written);
 	if (loss.on_destroyed)
@@ -239,20 +220,15 @@ void cmd_repair(const std::string &in, const std::string &out, const std::string
 	const TraceStats before = compute_stats(*r1, base_name(in), &never_used);
 	// Pass 2: rewrite.
 	auto r2 = open_trace(in);
-	Repairer rep(std::move(never_used));
+	RepairIds rep(*r2, std::move(never_used));
+	SkipDestroyed skip(rep); // what stays on a destroyed id: only v2 cannot hold it
+	TraceReader &src = target == Format::V2 ? static_cast<TraceReader &>(skip) : rep;
 	auto w = make_writer(target, out, r2->info());
-	uint64_t dropped = 0;
-	DeadIds dead(target);
 	Event e;
-	while (r2->next(e)) {
-		e.id = rep.map(e.type, e.id);
-		if (dead.drop(e)) {
-			dropped++;
-			continue;
-		}
+	while (src.next(e))
 		w->write(e);
-	}
 	w->close();
+	const uint64_t dropped = skip.skipped();
 	auto r3 = open_trace(out);
 	const TraceStats after = compute_stats(*r3, base_name(out));
 	const RepairReport &rp = rep.report();

@@ -4,10 +4,9 @@
 
 namespace vramlab {
 
-KernelTrace load_kernel_trace(const std::string &path)
+KernelTrace load_kernel_trace(const std::string &path, OnDestroyed mode)
 {
-	auto r = open_trace(path);
-	return load_kernel_trace(*r, base_name(path));
+	return load_kernel_trace([&path] { return open_trace(path); }, base_name(path), mode);
 }
 
 namespace {
@@ -79,11 +78,12 @@ private:
 
 } // namespace
 
-KernelTrace load_kernel_trace(TraceReader &r, const std::string &name)
+KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::string &name,
+                              OnDestroyed mode)
 {
 	KernelTrace t;
 	t.name = name;
-	std::vector<bool> dead;
+	ReplayReader r(open, mode);
 	CsBuilder synth(t);
 	bool has_cs = false, has_access = false;
 	Event e;
@@ -100,15 +100,10 @@ KernelTrace load_kernel_trace(TraceReader &r, const std::string &name)
 			t.size.push_back(e.size);
 			t.domain.push_back(e.domain ? e.domain : uint8_t(DomainVram));
 			t.prio.push_back(e.high_prio);
-			dead.push_back(false);
 			t.ops.push_back(KernelTrace::pack(KernelTrace::Create, e.id));
 			break;
 		case EventType::Read:
 		case EventType::Write:
-			if (dead[e.id]) {
-				t.skipped++;
-				break;
-			}
 			has_access = true;
 			synth.add(e);
 			break;
@@ -136,12 +131,6 @@ KernelTrace load_kernel_trace(TraceReader &r, const std::string &name)
 		case EventType::Cpu:
 		case EventType::Destroy:
 			synth.close();
-			if (dead[e.id]) {
-				t.skipped++;
-				break;
-			}
-			if (e.type == EventType::Destroy)
-				dead[e.id] = true;
 			t.ops.push_back(KernelTrace::pack(
 			        e.type == EventType::Cpu ? KernelTrace::Cpu : KernelTrace::Destroy, e.id));
 			break;
@@ -153,6 +142,8 @@ KernelTrace load_kernel_trace(TraceReader &r, const std::string &name)
 		}
 	}
 	synth.close();
+	t.skipped = r.skipped();
+	t.repair = r.repair();
 	if (has_cs && has_access)
 		throw TraceError(name + ": the trace mixes CS records with READ/WRITE records");
 	t.accesses = t.relocs.size();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "trace/filters.h"
 #include "trace/format.h"
 
 namespace vramlab {
@@ -34,10 +35,13 @@ struct KernelTrace {
 	std::vector<uint8_t> prio;     // per buffer: high priority (thesis traces)
 	bool synthesized = false;      // CS records made from READ/WRITE events
 	uint64_t skipped = 0;          // events on destroyed ids left out (thesis corpus defect)
+	RepairReport repair;           // what repair did (OnDestroyed::Repair)
 	uint64_t accesses = 0;         // buffer uses in all CS (relocations)
 };
 
-KernelTrace load_kernel_trace(const std::string &path);
-KernelTrace load_kernel_trace(TraceReader &r, const std::string &name);
+// Events on destroyed ids (the thesis corpus defect) are skipped or repaired (filters.h).
+KernelTrace load_kernel_trace(const std::string &path, OnDestroyed mode = OnDestroyed::Skip);
+KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::string &name,
+                              OnDestroyed mode = OnDestroyed::Skip);
 
 } // namespace vramlab

@@ -1,17 +1,16 @@
 // A trace decoded once into the compact form every simulation replays: 4 bytes an entry.
 // Frames, scores and contexts are dropped (the model has no use for them); events on destroyed
-// ids are skipped or repaired here, once, not in the replay loop, and counted.
+// ids are skipped or repaired here (ReplayReader), once, not in the replay loop, and counted.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "trace/filters.h"
 #include "trace/format.h"
 #include "trace/repair.h"
 
 namespace vramlab {
-
-enum class OnDestroyed { Skip, Repair };
 
 struct CompactTrace {
 	static constexpr unsigned kTypeShift = 29;
@@ -23,10 +22,12 @@ struct CompactTrace {
 	std::vector<uint64_t> size;  // per buffer
 	std::vector<uint8_t> prio;   // per buffer: high priority
 	uint64_t skipped = 0;        // events on destroyed ids left out
+	std::vector<uint64_t> skipped_at_create; // of those, before the k-th create (cut runs)
 	RepairReport repair;         // what repair did (OnDestroyed::Repair)
 };
 
 CompactTrace load_compact(const std::string &path, OnDestroyed mode);
-CompactTrace load_compact(TraceReader &r, const std::string &name, OnDestroyed mode);
+CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &name,
+                          OnDestroyed mode);
 
 } // namespace vramlab

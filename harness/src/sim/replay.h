@@ -103,6 +103,7 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 		case EventType::Create:
 			if (b >= c.vram) {
 				r.cut = true;
+				r.cut_at = id;
 				goto done;
 			}
 			p.created(id, uint32_t(pos));

@@ -29,6 +29,7 @@ struct SimResult {
 	uint64_t frag_sum = 0, frag_samples = 0;
 	uint32_t frag_peak = 0;
 	bool cut = false;
+	uint32_t cut_at = 0; // the create the run was cut at
 	double frag_mean() const { return frag_samples ? double(frag_sum) / frag_samples : 0; }
 };
 
