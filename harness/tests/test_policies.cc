@@ -4,6 +4,7 @@
 
 #include "helpers.h"
 #include "sim/cost.h"
+#include "sim/run.h"
 #include "sim/sim.h"
 #include "policies/lru.h"
 
@@ -266,4 +267,39 @@ TEST(Replay, AMoveInIsDecidedOnceBeforeAnyEviction)
 	r = replay<DeclineB>(test::tiny(t3), c);
 	EXPECT_EQ(r.evictions, 0u);
 	EXPECT_EQ(r.declined, 1u);
+}
+
+TEST(Run, ACutRunCountsOnlyWhatItSkipped)
+{
+	// One event on a destroyed id before the 2 MiB create that cuts a run at 1 MiB, two after
+	// it: the cut run skipped one, the run at 4 MiB all three.
+	const std::string path = test::temp_path("cut.bin");
+	TraceInfo info;
+	info.declared_buffers = 3;
+	auto w = make_writer(Format::Bostats1, path, info);
+	auto put = [&](EventType t, uint32_t id, uint64_t size = 0) {
+		Event e;
+		e.type = t;
+		e.id = id;
+		e.size = size;
+		w->write(e);
+	};
+	put(EventType::Create, 0, 4096);
+	put(EventType::Destroy, 0);
+	put(EventType::Create, 1, 4096);
+	put(EventType::Read, 0);
+	put(EventType::Create, 2, 2 << 20);
+	put(EventType::Read, 0);
+	put(EventType::Read, 0);
+	w->close();
+	RunSpec spec;
+	spec.traces = {path};
+	spec.policies = {"lru"};
+	spec.vram_mib = {1, 4};
+	RunOutput out = run_all(spec);
+	ASSERT_EQ(out.rows.size(), 2u);
+	EXPECT_TRUE(out.rows[0].r.cut);
+	EXPECT_EQ(out.rows[0].skipped, 1u);
+	EXPECT_FALSE(out.rows[1].r.cut);
+	EXPECT_EQ(out.rows[1].skipped, 3u);
 }

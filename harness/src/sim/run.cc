@@ -124,11 +124,11 @@ RunOutput run_all(const RunSpec &spec)
 					row.trace = trace.name;
 					row.policy = pols[pi]->name;
 					row.vram_mib = spec.vram_mib[v];
+					row.r = pols[pi]->run(trace, c);
 					// a cut run skipped only what came before its cut
 					row.skipped = row.r.cut && row.r.cut_at < trace.skipped_at_create.size()
 					                      ? trace.skipped_at_create[row.r.cut_at]
 					                      : trace.skipped;
-					row.r = pols[pi]->run(trace, c);
 					replayed += row.r.entries;
 					done++;
 				}
