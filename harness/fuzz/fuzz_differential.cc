@@ -1,0 +1,49 @@
+// libFuzzer target: a random small trace from the input bytes, replayed by every policy of both
+// models and by the naive references (src/reference); any difference aborts.
+#include <cstdio>
+#include <cstdlib>
+
+#include "reference/compare.h"
+#include "reference/naive.h"
+
+using namespace vramlab;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size < 2)
+		return 0;
+	static const Mlp mlp = [] {
+		Mlp m;
+		for (size_t i = 0; i < m.p.size(); i++)
+			m.p[i] = float(int(i * 37 % 19) - 9) / 9.0f;
+		return m;
+	}();
+	const uint64_t vram = (uint64_t(data[0]) + 1) << 12;
+	const uint32_t window = 1 + data[1] % 16;
+	const RandomTraces rt = random_traces(data + 2, size - 2);
+	for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf"}) {
+		SimConfig c;
+		c.vram = vram;
+		c.threshold = 16384;
+		c.mlp = &mlp;
+		const std::string d = differ(find_policy(p).run(rt.thesis, c), naive_thesis(rt.thesis, c, p));
+		if (!d.empty()) {
+			std::fprintf(stderr, "thesis model, %s: %s\n", p, d.c_str());
+			std::abort();
+		}
+	}
+	for (uint32_t topdown : {0u, 16u})
+		for (bool key : {false, true}) {
+			KernelConfig c;
+			c.vram = vram;
+			c.topdown_kib = topdown;
+			c.bo_score = key;
+			c.window = window;
+			const std::string d = differ(simulate_kernel(rt.kernel, c), naive_kernel(rt.kernel, c));
+			if (!d.empty()) {
+				std::fprintf(stderr, "kernel model, topdown %u key %d: %s\n", topdown, key, d.c_str());
+				std::abort();
+			}
+		}
+	return 0;
+}

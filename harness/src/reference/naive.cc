@@ -1,0 +1,608 @@
+#include "reference/naive.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+#include "sim/cost.h"
+
+namespace vramlab {
+
+namespace {
+
+constexpr uint64_t kAway = UINT64_MAX;
+
+// ---- thesis model ----------------------------------------------------------------------------
+
+// VRAM as the list of allocations; holes are whatever lies between them.
+struct NaiveVram {
+	uint64_t size;
+	std::map<uint64_t, uint64_t> used; // addr -> bytes
+	std::vector<std::pair<uint64_t, uint64_t>> holes() const
+	{
+		std::vector<std::pair<uint64_t, uint64_t>> h;
+		uint64_t at = 0;
+		for (auto [a, b] : used) {
+			if (a > at)
+				h.push_back({at, a - at});
+			at = a + b;
+		}
+		if (at < size)
+			h.push_back({at, size - at});
+		return h;
+	}
+	bool fits(uint64_t b) const
+	{
+		for (auto [a, s] : holes())
+			if (s > b)
+				return true;
+		return false;
+	}
+	uint64_t place(uint64_t b, bool top)
+	{
+		auto h = holes();
+		if (top)
+			std::reverse(h.begin(), h.end());
+		for (auto [a, s] : h)
+			if (s > b) {
+				const uint64_t at = top ? a + s - b : a;
+				used[at] = b;
+				return at;
+			}
+		throw std::logic_error("naive: no hole");
+	}
+};
+
+struct St {
+	uint32_t reads = 0, writes = 0, cpu_ops = 0, last_read = 0, last_write = 0, last_cpu = 0,
+	         last_gpu = 0, scored = 0;
+};
+
+} // namespace
+
+SimResult naive_thesis(const CompactTrace &t, const SimConfig &c, const std::string &policy)
+{
+	const bool lru = policy == "lru" || policy == "minmax", gdsf = policy == "gdsf",
+	           score = policy == "score" || policy == "score-age", by_age = policy == "score-age";
+	if (!lru && !gdsf && !score)
+		throw std::invalid_argument("naive_thesis: no reference for " + policy);
+	if (score && !c.mlp)
+		throw std::invalid_argument("the score policy needs weights");
+	const size_t n = t.size.size();
+	NaiveVram vram{c.vram, {}};
+	std::vector<uint64_t> addr(n, kAway), last_use(n, 0), key(n, 0);
+	std::vector<uint32_t> freq(n, 0);
+	std::vector<double> h(n, 0);
+	std::vector<St> st(n);
+	uint64_t clock = 0;
+	uint32_t tick = 0;
+	double inflation = 0;
+	SimResult r;
+	bool evicted_now = false;
+
+	auto resident = [&](uint32_t i) { return addr[i] != kAway && t.size[i] > 0; };
+	auto rank = [&](uint32_t id) {
+		const St &s = st[id];
+		BufferStats b;
+		b.size = t.size[id];
+		b.vram_size = c.vram;
+		b.high_prio = t.prio[id];
+		b.since_read = tick - s.last_read;
+		b.since_write = tick - s.last_write;
+		b.since_cpu = tick - s.last_cpu;
+		b.reads = s.reads;
+		b.writes = s.writes;
+		b.cpu_ops = s.cpu_ops;
+		return uint64_t(tick) * 10000 + c.mlp->score(b);
+	};
+	auto gdsf_value = [&](uint32_t id) {
+		return inflation + double(freq[id]) * double(cost::move(t.size[id])) / double(t.size[id]);
+	};
+	auto on_insert = [&](uint32_t id) { // inserted or touched
+		last_use[id] = ++clock;
+		if (gdsf)
+			h[id] = gdsf_value(id);
+	};
+	auto victim = [&] {
+		uint32_t v = UINT32_MAX;
+		for (uint32_t i = 0; i < n; i++) {
+			if (!resident(i))
+				continue;
+			if (v == UINT32_MAX)
+				v = i;
+			else if (lru ? last_use[i] < last_use[v] : gdsf ? h[i] < h[v] : key[i] < key[v])
+				v = i;
+		}
+		return v;
+	};
+	auto move_in = [&](uint32_t id, uint64_t b) {
+		for (bool asked = false; !vram.fits(b); asked = true) {
+			const uint32_t v = victim();
+			if (v == UINT32_MAX)
+				throw std::logic_error("naive: no victim");
+			if (!asked && score && key[v] > key[id]) {
+				r.declined++;
+				return false;
+			}
+			r.cost += cost::move(t.size[v]);
+			r.evictions++;
+			r.evicted_bytes += t.size[v];
+			vram.used.erase(addr[v]);
+			addr[v] = kAway;
+			if (gdsf)
+				inflation = h[v];
+			evicted_now = true;
+		}
+		const bool top = policy == "minmax" && b >= c.threshold;
+		addr[id] = vram.place(b, top);
+		r.moves_in++;
+		on_insert(id);
+		if (c.placements)
+			c.placements->push_back({id, addr[id]});
+		return true;
+	};
+
+	uint32_t frag_tick = 0;
+	for (uint32_t op : t.ops) {
+		const uint32_t id = op & CompactTrace::kIdMask;
+		const uint64_t b = t.size[id];
+		evicted_now = false;
+		switch (EventType(op >> CompactTrace::kTypeShift)) {
+		case EventType::Create:
+			if (b >= c.vram) {
+				r.cut = true;
+				r.cut_at = id;
+				return r;
+			}
+			freq[id] = 1;
+			if (score) {
+				tick++;
+				st[id] = St{};
+				St &s = st[id];
+				s.last_read = s.last_write = s.last_cpu = s.last_gpu = s.scored = tick;
+				key[id] = rank(id);
+			}
+			if (b == 0) {
+				addr[id] = 0;
+				r.cost += cost::move(0);
+			} else if (move_in(id, b)) {
+				r.cost += cost::move(b);
+			} else {
+				r.cost += cost::gpu_read_ram(b);
+			}
+			break;
+		case EventType::Read:
+		case EventType::Write: {
+			const bool w = EventType(op >> CompactTrace::kTypeShift) == EventType::Write;
+			freq[id]++;
+			if (score) {
+				tick++;
+				St &s = st[id];
+				const bool refresh = tick - (by_age ? s.scored : s.last_gpu) > 600;
+				(w ? s.writes : s.reads)++;
+				(w ? s.last_write : s.last_read) = tick;
+				s.last_gpu = tick;
+				if (refresh) {
+					key[id] = rank(id);
+					s.scored = tick;
+				}
+			}
+			if (addr[id] != kAway) {
+				r.cost += cost::gpu_in_vram(b);
+				if (b)
+					on_insert(id);
+			} else if (move_in(id, b)) {
+				r.cost += cost::move(b);
+			} else {
+				r.cost += w ? cost::gpu_write_ram(b) : cost::gpu_read_ram(b);
+			}
+			break;
+		}
+		case EventType::Cpu:
+			r.cost += addr[id] != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
+			st[id].cpu_ops++;
+			st[id].last_cpu = tick;
+			break;
+		case EventType::Destroy:
+			if (addr[id] != kAway && b)
+				vram.used.erase(addr[id]);
+			addr[id] = kAway;
+			break;
+		default: break;
+		}
+		r.entries++;
+		r.eviction_events += evicted_now;
+		if (++frag_tick == 10) {
+			frag_tick = 0;
+			const auto holes = vram.holes().size();
+			const uint32_t f = holes ? uint32_t(holes - 1) : 0;
+			r.frag_sum += f;
+			r.frag_samples++;
+			r.frag_peak = std::max(r.frag_peak, f);
+		}
+	}
+	return r;
+}
+
+// ---- kernel model ----------------------------------------------------------------------------
+
+namespace {
+
+constexpr uint64_t kPage = 4096;
+enum : uint8_t { None = 255 };
+
+struct KHole {
+	uint64_t start, pages, seq;
+};
+
+struct NaiveKernel {
+	const KernelTrace &t;
+	const KernelConfig &c;
+	std::vector<KHole> holes; // by address
+	uint64_t hole_seq = 0, lru_seq = 0, used = 0, stamp = 4096, bytes_moved = 0;
+	struct B {
+		uint64_t pages = 0, start = 0, evict_key = 0, key = 0, seq = 0;
+		uint32_t cs_score = 0;
+		uint8_t mem = None;
+		bool reserved = false;
+	};
+	std::vector<B> bo;
+	KernelResult r;
+
+	NaiveKernel(const KernelTrace &t_, const KernelConfig &c_) : t(t_), c(c_), bo(t_.size.size())
+	{
+		if (c.vram / kPage)
+			holes.push_back({0, c.vram / kPage, ++hole_seq});
+	}
+
+	void add_hole(uint64_t s, uint64_t p)
+	{
+		holes.push_back({s, p, ++hole_seq});
+		std::sort(holes.begin(), holes.end(),
+		          [](const KHole &a, const KHole &b) { return a.start < b.start; });
+	}
+	bool alloc(uint32_t id)
+	{
+		const uint64_t p = bo[id].pages;
+		const bool high =
+		        c.topdown_kib && bo[id].pages * kPage > uint64_t(c.topdown_kib) * 1024;
+		int pick = -1;
+		for (int i = 0; i < int(holes.size()); i++) {
+			if (holes[i].pages < p)
+				continue;
+			if (pick < 0)
+				pick = i;
+			else if (high)
+				pick = i; // the highest address that fits
+			else if (holes[i].pages < holes[pick].pages ||
+			         (holes[i].pages == holes[pick].pages && holes[i].seq > holes[pick].seq))
+				pick = i;
+		}
+		if (pick < 0)
+			return false;
+		const KHole h = holes[pick];
+		holes.erase(holes.begin() + pick);
+		if (high) {
+			bo[id].start = h.start + h.pages - p;
+			if (h.pages > p)
+				add_hole(h.start, h.pages - p);
+		} else {
+			bo[id].start = h.start;
+			if (h.pages > p)
+				add_hole(h.start + p, h.pages - p);
+		}
+		used += p;
+		return true;
+	}
+	void free_vram(uint32_t id)
+	{
+		uint64_t s = bo[id].start, e = s + bo[id].pages;
+		for (size_t i = 0; i < holes.size();) {
+			if (holes[i].start + holes[i].pages == s) {
+				s = holes[i].start;
+				holes.erase(holes.begin() + i);
+			} else if (holes[i].start == e) {
+				e += holes[i].pages;
+				holes.erase(holes.begin() + i);
+			} else {
+				i++;
+			}
+		}
+		add_hole(s, e - s);
+		used -= bo[id].pages;
+	}
+	void to_tail(uint32_t id)
+	{
+		bo[id].key = c.bo_score ? bo[id].evict_key : 0;
+		bo[id].seq = ++lru_seq;
+	}
+	void account(uint32_t id, uint8_t from, uint8_t to, bool evict)
+	{
+		const uint64_t bytes = bo[id].pages * kPage;
+		bytes_moved += bytes;
+		if (evict) {
+			r.mem[from].evictions++;
+			r.mem[from].evicted_bytes += bytes;
+		}
+		r.mem[from].moves_out++;
+		r.mem[from].bytes_out += bytes;
+		r.mem[to].moves_in++;
+		r.mem[to].bytes_in += bytes;
+		if (from == MemGtt && to == MemVram) {
+			r.vram_in_from_gtt++;
+			r.vram_in_from_gtt_bytes += bytes;
+		}
+	}
+	void move(uint32_t id, uint8_t to, bool evict, bool allocated = false)
+	{
+		const uint8_t from = bo[id].mem == None ? uint8_t(MemSystem) : bo[id].mem;
+		if (from == MemVram)
+			free_vram(id);
+		bo[id].mem = to;
+		if (to == MemVram) {
+			if (!allocated && !alloc(id))
+				throw std::logic_error("naive: move without space");
+			to_tail(id);
+		}
+		account(id, from, to, evict);
+	}
+	bool evict_alloc(uint32_t id)
+	{
+		std::vector<uint32_t> order;
+		for (uint32_t i = 0; i < bo.size(); i++)
+			if (bo[i].mem == MemVram)
+				order.push_back(i);
+		std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+			return bo[a].key != bo[b].key ? bo[a].key < bo[b].key : bo[a].seq < bo[b].seq;
+		});
+		for (uint32_t v : order) {
+			if (bo[v].reserved)
+				continue;
+			move(v, MemGtt, true);
+			if (alloc(id))
+				return true;
+		}
+		return false;
+	}
+	bool validate(uint32_t id, uint8_t domain)
+	{
+		const bool vram = domain & DomainVram, gtt = domain & DomainGtt;
+		if ((bo[id].mem == MemVram && vram) || (bo[id].mem == MemGtt && gtt))
+			return true;
+		for (int force = 0; force < 2; force++) {
+			if (vram && (alloc(id) || (force && evict_alloc(id)))) {
+				move(id, MemVram, false, true);
+				return true;
+			}
+			if (gtt) {
+				move(id, MemGtt, false);
+				return true;
+			}
+		}
+		return false;
+	}
+	void create(uint32_t id)
+	{
+		bo[id].pages = (t.size[id] + kPage - 1) / kPage;
+		if (!bo[id].pages) {
+			r.creates_refused++;
+			return;
+		}
+		bo[id].evict_key = c.bo_score ? stamp : 0;
+		const uint8_t d = t.domain[id] & (DomainVram | DomainGtt);
+		if (!validate(id, d) && !(d == DomainVram && validate(id, DomainVram | DomainGtt))) {
+			r.creates_refused++;
+			return;
+		}
+		r.creates++;
+		if (bo[id].mem == MemVram)
+			to_tail(id);
+	}
+	struct E {
+		uint32_t id, prio, score;
+		uint8_t pref, allowed;
+	};
+	void submit(const KernelCs &cs)
+	{
+		std::vector<E> list;
+		for (uint32_t i = 0; i < cs.n; i++) {
+			const CsReloc &rl = t.relocs[cs.first + i];
+			const uint8_t d = rl.write_domain ? rl.write_domain : rl.read_domains;
+			if (bo[rl.id].mem == None || (d & DomainCpu)) {
+				r.cs_rejected++;
+				return;
+			}
+			list.push_back({rl.id, std::min(rl.prio * 2u + (rl.write_domain ? 1u : 0u), 32u),
+			                cs.scores ? rl.score : kScoreNeutral, d,
+			                uint8_t(d == DomainVram ? DomainVram | DomainGtt : d)});
+		}
+		std::stable_sort(list.begin(), list.end(),
+		                 [](const E &a, const E &b) { return a.prio > b.prio; });
+		std::vector<E> head, dups;
+		for (const E &e : list) {
+			bool seen = false;
+			for (const E &h : head)
+				seen |= h.id == e.id;
+			(seen ? dups : head).push_back(e);
+		}
+		for (const E &e : head)
+			bo[e.id].reserved = true;
+		const uint64_t u = used * kPage, half = c.vram >> 1;
+		const uint64_t thr = std::max<uint64_t>(((u >= half ? 0 : half - u) >> 1), 1 << 20);
+		bytes_moved = 0;
+		bool kept = false;
+		for (const E &e : head) {
+			uint8_t d = e.pref;
+			const uint8_t cur = bo[e.id].mem == MemVram ? DomainVram : DomainGtt;
+			if ((e.allowed & cur) && !(d & cur) && bytes_moved > thr) {
+				d = cur;
+				kept = true;
+				r.threshold_bos++;
+			}
+			if (!validate(e.id, d) && (d == e.allowed || !validate(e.id, e.allowed)))
+				throw std::logic_error("naive: validation failed");
+		}
+		r.threshold_cs += kept;
+		for (const E &e : head)
+			bo[e.id].cs_score = e.score;
+		for (const E &e : dups)
+			bo[e.id].cs_score = std::max(bo[e.id].cs_score, e.score);
+		for (const E &e : head)
+			if (bo[e.id].mem == MemGtt) {
+				r.gtt_accesses++;
+				r.gtt_access_bytes += bo[e.id].pages * kPage;
+			}
+		std::stable_sort(head.begin(), head.end(),
+		                 [&](const E &a, const E &b) { return bo[a.id].pages < bo[b.id].pages; });
+		if (c.bo_score) {
+			stamp++;
+			for (const E &e : head)
+				bo[e.id].evict_key = radeon_evict_key(stamp, bo[e.id].cs_score, c.window);
+		}
+		for (const E &e : head) {
+			if (bo[e.id].mem == MemVram)
+				to_tail(e.id);
+			bo[e.id].reserved = false;
+		}
+		r.cs++;
+	}
+	KernelResult run()
+	{
+		for (uint32_t op : t.ops) {
+			const uint32_t arg = op & KernelTrace::kMask;
+			switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
+			case KernelTrace::Create: create(arg); break;
+			case KernelTrace::Cs: submit(t.cs[arg]); break;
+			case KernelTrace::Cpu: r.cpu_maps++; break;
+			case KernelTrace::Destroy:
+				if (bo[arg].mem != None) {
+					if (bo[arg].mem == MemVram)
+						free_vram(arg);
+					bo[arg].mem = None;
+					r.destroys++;
+				}
+				break;
+			case KernelTrace::Frame: r.frames++; break;
+			}
+		}
+		r.stamp = stamp;
+		uint64_t hsh = 0xcbf29ce484222325ull;
+		auto mix = [&hsh](uint64_t v) {
+			for (int i = 0; i < 8; i++) {
+				hsh ^= (v >> (8 * i)) & 0xff;
+				hsh *= 0x100000001b3ull;
+			}
+		};
+		for (uint32_t id = 0; id < bo.size(); id++)
+			if (bo[id].mem != None) {
+				mix(id);
+				mix(bo[id].mem);
+				mix(bo[id].mem == MemVram ? bo[id].start : 0);
+			}
+		r.digest = hsh;
+		return r;
+	}
+};
+
+} // namespace
+
+KernelResult naive_kernel(const KernelTrace &t, const KernelConfig &c)
+{
+	return NaiveKernel(t, c).run();
+}
+
+// ---- random traces ---------------------------------------------------------------------------
+
+namespace {
+
+template <class Next> RandomTraces make_random(Next next, size_t max_events)
+{
+	RandomTraces out;
+	CompactTrace &ct = out.thesis;
+	KernelTrace &kt = out.kernel;
+	ct.name = kt.name = "random";
+	std::vector<uint32_t> live;
+	static const uint64_t kSizes[] = {0, 1, 4096, 5000, 8192, 16384, 65536, 3 * 65536, 1 << 20};
+	for (size_t i = 0; i < max_events; i++) {
+		const uint32_t r = next();
+		if (r == UINT32_MAX)
+			break;
+		const unsigned kind = r % 16;
+		if (live.empty() || kind < 3) { // create
+			const uint32_t id = uint32_t(ct.size.size());
+			const uint64_t size = kSizes[(r >> 4) % 9] + ((r >> 8) % 3) * 4096;
+			const uint8_t dom = (r >> 12) % 5 == 0   ? uint8_t(DomainGtt)
+			                    : (r >> 12) % 5 == 1 ? uint8_t(DomainVram | DomainGtt)
+			                                         : uint8_t(DomainVram);
+			ct.size.push_back(size);
+			ct.prio.push_back((r >> 16) & 1);
+			ct.ops.push_back(CompactTrace::pack(EventType::Create, id));
+			kt.size.push_back(size);
+			kt.domain.push_back(dom);
+			kt.prio.push_back((r >> 16) & 1);
+			kt.ops.push_back(KernelTrace::pack(KernelTrace::Create, id));
+			live.push_back(id);
+			continue;
+		}
+		const uint32_t pick = live[(r >> 4) % live.size()];
+		if (kind == 3) { // destroy
+			ct.ops.push_back(CompactTrace::pack(EventType::Destroy, pick));
+			kt.ops.push_back(KernelTrace::pack(KernelTrace::Destroy, pick));
+			live.erase(std::find(live.begin(), live.end(), pick));
+		} else if (kind == 4) {
+			ct.ops.push_back(CompactTrace::pack(EventType::Cpu, pick));
+			kt.ops.push_back(KernelTrace::pack(KernelTrace::Cpu, pick));
+		} else { // a submission of 1..6 buffers
+			KernelCs cs;
+			cs.first = uint32_t(kt.relocs.size());
+			cs.n = 1 + (r >> 8) % 6;
+			cs.scores = (r >> 11) & 1;
+			for (uint32_t k = 0; k < cs.n; k++) {
+				const uint32_t q = k ? next() : r;
+				const uint32_t id = k ? live[(q >> 3) % live.size()] : pick;
+				CsReloc rl;
+				rl.id = id;
+				const bool w = (q >> 20) & 1;
+				const uint8_t d = (q >> 21) % 6 == 0 ? uint8_t(DomainGtt) : uint8_t(DomainVram);
+				rl.read_domains = w ? 0 : d;
+				rl.write_domain = w ? d : 0;
+				rl.prio = (q >> 24) % 4;
+				rl.score = (q >> 26) % 4 == 0 ? kScoreNeutral : q * 2654435761u;
+				kt.relocs.push_back(rl);
+				ct.ops.push_back(CompactTrace::pack(w ? EventType::Write : EventType::Read, id));
+			}
+			kt.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(kt.cs.size())));
+			kt.cs.push_back(cs);
+		}
+	}
+	kt.accesses = kt.relocs.size();
+	return out;
+}
+
+} // namespace
+
+RandomTraces random_traces(const uint8_t *bytes, size_t n)
+{
+	size_t at = 0;
+	auto next = [&]() -> uint32_t {
+		if (at + 4 > n)
+			return UINT32_MAX;
+		uint32_t v = bytes[at] | bytes[at + 1] << 8 | bytes[at + 2] << 16 |
+		             uint32_t(bytes[at + 3]) << 24;
+		at += 4;
+		return v == UINT32_MAX ? v - 1 : v;
+	};
+	return make_random(next, n / 4);
+}
+
+RandomTraces random_traces(uint64_t seed, size_t events)
+{
+	std::mt19937 g{uint32_t(seed)};
+	auto next = [&]() -> uint32_t {
+		const uint32_t v = uint32_t(g());
+		return v == UINT32_MAX ? v - 1 : v;
+	};
+	return make_random(next, events);
+}
+
+} // namespace vramlab

@@ -1,0 +1,65 @@
+// Differential tests: the fast models against the naive references (src/reference) on random
+// small traces, for every policy of both models. Any difference is a bug in one of them.
+#include <gtest/gtest.h>
+
+#include "reference/compare.h"
+#include "reference/naive.h"
+#include "helpers.h"
+
+using namespace vramlab;
+
+namespace {
+Mlp test_mlp()
+{
+	// Small random weights: scores spread over the range, keys differ.
+	Mlp m;
+	std::mt19937 g(7);
+	std::uniform_real_distribution<float> d(-1, 1);
+	for (auto &p : m.p)
+		p = d(g);
+	return m;
+}
+} // namespace
+
+TEST(Differential, ThesisModelMatchesTheNaiveReference)
+{
+	const Mlp mlp = test_mlp();
+	for (uint64_t seed = 1; seed <= 600; seed++) {
+		const RandomTraces rt = random_traces(seed, 300);
+		for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf"})
+			for (uint64_t vram : {48ull << 10, 200ull << 10, 2ull << 20}) {
+				SimConfig c;
+				c.vram = vram;
+				c.threshold = 16384;
+				c.mlp = &mlp;
+				std::vector<std::pair<uint32_t, uint64_t>> fast_at, naive_at;
+				c.placements = &fast_at;
+				const SimResult fast = find_policy(p).run(rt.thesis, c);
+				c.placements = &naive_at;
+				const SimResult naive = naive_thesis(rt.thesis, c, p);
+				ASSERT_EQ(differ(fast, naive), "") << p << " seed " << seed << " vram " << vram;
+				ASSERT_EQ(fast_at, naive_at) << p << " seed " << seed << " vram " << vram;
+			}
+	}
+}
+
+TEST(Differential, KernelModelMatchesTheNaiveReference)
+{
+	for (uint64_t seed = 1; seed <= 600; seed++) {
+		const RandomTraces rt = random_traces(seed, 300);
+		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
+			for (uint32_t topdown : {0u, 16u})
+				for (bool key : {false, true}) {
+					KernelConfig c;
+					c.vram = vram;
+					c.topdown_kib = topdown;
+					c.bo_score = key;
+					c.window = key ? 1 + seed % 8 : 256; // small windows: keys cross
+					const KernelResult fast = simulate_kernel(rt.kernel, c);
+					const KernelResult naive = naive_kernel(rt.kernel, c);
+					ASSERT_EQ(differ(fast, naive), "")
+					        << "seed " << seed << " vram " << vram << " topdown " << topdown
+					        << " key " << key;
+				}
+	}
+}
