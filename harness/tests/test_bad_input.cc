@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include "helpers.h"
+#include "trace/filters.h"
 
 using namespace vramlab;
 
@@ -198,4 +199,30 @@ TEST(BadInput, V21CsRecords)
 	                  .find("without a score chunk"),
 	          std::string::npos);
 	EXPECT_NE(error_of(v2(2, "")).find("unsupported version 2.2"), std::string::npos);
+}
+
+TEST(BadInput, ZstdCorruptionIsReportedWhereItIs)
+{
+	// A v2 trace of some size with four bytes overwritten deep inside: the error names a
+	// compressed offset close before the damage, not byte 0.
+	const std::string good = test::temp_path("z.vrl");
+	{
+		auto r = open_trace(test::repo_trace("nexuiz1.bin"));
+		auto w = make_writer(Format::V2, good, TraceInfo{});
+		SkipDestroyed s(*r);
+		Event e;
+		while (s.next(e))
+			w->write(e);
+		w->close();
+	}
+	std::string bytes = test::read_bytes(good);
+	ASSERT_GT(bytes.size(), 450000u);
+	for (int i = 0; i < 4; i++)
+		bytes[400000 + i] = char(0xff);
+	const std::string msg = error_of(bytes, "z.vrl");
+	const auto at = msg.find("corrupt zstd data near compressed byte ");
+	ASSERT_NE(at, std::string::npos) << msg;
+	const uint64_t off = std::stoull(msg.substr(at + 39));
+	EXPECT_GT(off, 400000u - (256u << 10)) << msg;
+	EXPECT_LE(off, 400004u) << msg;
 }

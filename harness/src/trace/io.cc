@@ -163,10 +163,11 @@ bool ByteSource::refill()
 			ZSTD_inBuffer in{in_.data(), in_len_, in_pos_};
 			ZSTD_outBuffer out{buf_.data(), buf_.size(), 0};
 			size_t r = ZSTD_decompressStream(codec_->zstd, &out, &in);
-			if (ZSTD_isError(r))
+			if (ZSTD_isError(r)) // in.pos: as far as the decoder read before it failed
 				throw TraceError(name_ + ": corrupt zstd data near compressed byte " +
-				                 std::to_string(raw_consumed_ - (in_len_ - in_pos_)) + ": " +
-				                 ZSTD_getErrorName(r));
+				                 std::to_string(raw_consumed_ - (in_len_ - in.pos)) +
+				                 " (decompressed byte " + std::to_string(offset() + out.pos) +
+				                 "): " + ZSTD_getErrorName(r));
 			codec_->zstd_hint = r;
 			in_pos_ = in.pos;
 			len_ = out.pos;
