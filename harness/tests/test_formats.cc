@@ -3,6 +3,7 @@
 
 #include "helpers.h"
 #include "trace/stats.h"
+#include "sim/trace_cache.h"
 
 using namespace vramlab;
 
@@ -248,4 +249,42 @@ TEST(Formats, V21CsRecordsRoundTripWithChangedScoresOnly)
 	EXPECT_EQ(s.cs, 3u);
 	EXPECT_EQ(s.reads, 6u);
 	EXPECT_EQ(s.writes, 3u);
+}
+
+TEST(TraceCache, ASecondLoadComesFromTheCacheAndADamagedFileIsIgnored)
+{
+	const std::string dir = test::temp_path("cache");
+	std::filesystem::remove_all(dir);
+	setenv("VRAMLAB_CACHE", dir.c_str(), 1);
+	const std::string trace = test::repo_trace("nederland1.bin");
+	int decodes = 0;
+	auto decode = [&] {
+		decodes++;
+		return load_kernel_trace(trace);
+	};
+	const KernelTrace a = cached_kernel(trace, OnDestroyed::Skip, decode);
+	const KernelTrace b = cached_kernel(trace, OnDestroyed::Skip, decode);
+	EXPECT_EQ(decodes, 1);
+	EXPECT_EQ(a.ops, b.ops);
+	EXPECT_EQ(a.relocs.size(), b.relocs.size());
+	EXPECT_EQ(a.skipped, b.skipped);
+	// Damage every cache file: the next load decodes again and gives the same trace.
+	for (auto &f : std::filesystem::directory_iterator(std::filesystem::path(dir) / "decoded"))
+		std::filesystem::resize_file(f.path(), std::filesystem::file_size(f.path()) / 2);
+	const KernelTrace c = cached_kernel(trace, OnDestroyed::Skip, decode);
+	EXPECT_EQ(decodes, 2);
+	EXPECT_EQ(a.ops, c.ops);
+	// Another defect mode is another entry.
+	int compact_decodes = 0;
+	auto cd = [&] {
+		compact_decodes++;
+		return load_compact(trace, OnDestroyed::Repair);
+	};
+	const CompactTrace x = cached_compact(trace, OnDestroyed::Repair, cd);
+	const CompactTrace y = cached_compact(trace, OnDestroyed::Repair, cd);
+	EXPECT_EQ(compact_decodes, 1);
+	EXPECT_EQ(x.ops, y.ops);
+	EXPECT_EQ(x.repair.moved, y.repair.moved);
+	unsetenv("VRAMLAB_CACHE");
+	std::filesystem::remove_all(dir);
 }

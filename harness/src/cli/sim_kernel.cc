@@ -13,6 +13,7 @@
 #include "cli/sim_kernel.h"
 #include "kmodel/kernel_model.h"
 #include "sim/run.h"
+#include "sim/trace_cache.h"
 #include "trace/stats.h"
 
 namespace vramlab {
@@ -105,7 +106,9 @@ void run_kernel_sim(const KernelSimArgs &a)
 		if (progress)
 			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, traces.size(),
 			             base_name(traces[ti]).c_str());
-		const KernelTrace kt = load_kernel_trace(traces[ti], a.on_destroyed);
+		const KernelTrace kt = cached_kernel(traces[ti], a.on_destroyed, [&] {
+			return load_kernel_trace(traces[ti], a.on_destroyed);
+		});
 		const size_t first = rows.size();
 		for (uint64_t v : a.vram_mib)
 			for (auto *p : pols)

@@ -1,4 +1,5 @@
 #include "sim/run.h"
+#include "sim/trace_cache.h"
 
 #include <atomic>
 #include <chrono>
@@ -98,7 +99,11 @@ RunOutput run_all(const RunSpec &spec)
 
 	auto load = [&](size_t k) {
 		return std::async(std::launch::async,
-		                  [&spec, k] { return load_compact(spec.traces[k], spec.on_destroyed); });
+		                  [&spec, k] {
+			                  return cached_compact(spec.traces[k], spec.on_destroyed, [&spec, k] {
+				                  return load_compact(spec.traces[k], spec.on_destroyed);
+			                  });
+		                  });
 	};
 	std::exception_ptr error;
 	try {

@@ -20,6 +20,7 @@ class SkipDestroyed : public TraceReader {
 public:
 	explicit SkipDestroyed(TraceReader &inner) : in_(inner) { info_ = inner.info(); }
 	bool next(Event &e) override;
+	uint64_t events_hint() const override { return in_.events_hint(); }
 	uint64_t skipped() const { return skipped_; }
 	const std::vector<uint64_t> &skipped_at_create() const { return at_create_; }
 
@@ -40,6 +41,7 @@ public:
 		info_ = inner.info();
 	}
 	bool next(Event &e) override;
+	uint64_t events_hint() const override { return in_.events_hint(); }
 	const RepairReport &report() const { return rep_.report(); }
 
 private:
@@ -58,6 +60,7 @@ public:
 	ReplayReader(const Opener &open, OnDestroyed mode);
 	explicit ReplayReader(const std::string &path, OnDestroyed mode);
 	bool next(Event &e) override { return skip_->next(e); }
+	uint64_t events_hint() const override { return skip_->events_hint(); }
 	uint64_t skipped() const { return skip_->skipped(); }
 	const std::vector<uint64_t> &skipped_at_create() const { return skip_->skipped_at_create(); }
 	RepairReport repair() const { return repair_ ? repair_->report() : RepairReport{}; }

@@ -33,6 +33,8 @@ public:
 		info_.declared_buffers = n[0] | n[1] << 8 | n[2] << 16 | uint32_t(n[3]) << 24;
 		index_bytes_ = bostats1_index_bytes(info_.declared_buffers);
 	}
+	// Most entries are 1 + index bytes; creates carry 4 more (few).
+	uint64_t events_hint() const override { return src_->size_hint() / (1 + index_bytes_); }
 
 	bool next(Event &e) override
 	{

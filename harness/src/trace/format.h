@@ -26,6 +26,8 @@ public:
 	virtual ~TraceReader() = default;
 	// The next event; false at the end of the trace. Throws TraceError on bad input.
 	virtual bool next(Event &e) = 0;
+	// About how many events the trace holds, if the format can tell cheaply (else 0).
+	virtual uint64_t events_hint() const { return 0; }
 	const TraceInfo &info() const { return info_; }
 
 protected:
@@ -45,6 +47,7 @@ class CsExpander : public TraceReader {
 public:
 	explicit CsExpander(TraceReader &inner) : in_(inner) { info_ = inner.info(); }
 	bool next(Event &e) override;
+	uint64_t events_hint() const override { return in_.events_hint(); }
 	uint64_t cs_records() const { return cs_; }
 
 private:

@@ -39,6 +39,20 @@ ByteSource::ByteSource(const std::string &path) : name_(path)
 		own_file_ = true;
 	}
 	detect();
+	// gzip's last four bytes hold the decompressed size mod 2^32 (RFC 1952)
+	if (own_file_ && (comp_ == Compression::Gzip || comp_ == Compression::None)) {
+		const long here = std::ftell(file_);
+		uint8_t t[4];
+		if (here >= 0 && std::fseek(file_, comp_ == Compression::Gzip ? -4 : 0, SEEK_END) == 0) {
+			if (comp_ == Compression::None) {
+				const long end = std::ftell(file_);
+				size_hint_ = end > 0 ? uint64_t(end) : 0;
+			} else if (std::fread(t, 1, 4, file_) == 4) {
+				size_hint_ = t[0] | t[1] << 8 | t[2] << 16 | uint64_t(t[3]) << 24;
+			}
+			std::fseek(file_, here, SEEK_SET);
+		}
+	}
 }
 
 ByteSource::ByteSource(const uint8_t *data, size_t size, std::string name)

@@ -39,6 +39,9 @@ public:
 	uint64_t offset() const { return consumed_ + pos_; }
 	const std::string &name() const { return name_; }
 	Compression compression() const { return comp_; }
+	// The decompressed size if known up front (a plain file's size, a gzip file's ISIZE
+	// trailer, which is the size mod 2^32), else 0. Only a hint for reserving memory.
+	uint64_t size_hint() const { return size_hint_; }
 	[[noreturn]] void fail(const std::string &what) const; // "<file>: byte <offset>: <what>"
 	[[noreturn]] void fail_at(uint64_t off, const std::string &what) const;
 
@@ -58,6 +61,7 @@ private:
 	std::vector<uint8_t> in_, buf_;
 	size_t in_pos_ = 0, in_len_ = 0;
 	uint64_t raw_consumed_ = 0; // compressed bytes read so far
+	uint64_t size_hint_ = 0;
 	size_t pos_ = 0, len_ = 0;
 	uint64_t consumed_ = 0; // decompressed bytes before buf_
 	bool raw_eof_ = false, codec_done_ = true;

@@ -1,0 +1,232 @@
+#include "sim/trace_cache.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <type_traits>
+#include <unistd.h>
+
+namespace vramlab {
+
+namespace {
+
+namespace fs = std::filesystem;
+constexpr char kMagic[8] = {'v', 'r', 'l', 'c', 'a', 'c', 'h', 'e'};
+constexpr uint32_t kVersion = 1; // bump when a cached structure changes
+
+fs::path cache_dir()
+{
+	if (const char *c = std::getenv("VRAMLAB_CACHE"); c && *c)
+		return fs::path(c) / "decoded";
+	if (const char *h = std::getenv("HOME"); h && *h)
+		return fs::path(h) / ".cache" / "vramlab" / "decoded";
+	return {};
+}
+
+bool enabled()
+{
+	const char *e = std::getenv("VRAMLAB_TRACE_CACHE");
+	return !(e && std::strcmp(e, "0") == 0);
+}
+
+// The identity of a decoded trace: where it came from and what it was decoded for.
+std::string key_of(const std::string &path, const char *kind, OnDestroyed mode)
+{
+	std::error_code ec;
+	const fs::path abs = fs::absolute(path, ec);
+	const auto size = fs::file_size(path, ec);
+	if (ec)
+		return "";
+	const auto mtime = fs::last_write_time(path, ec).time_since_epoch().count();
+	if (ec)
+		return "";
+	return abs.string() + "\n" + std::to_string(size) + "\n" + std::to_string(mtime) + "\n" +
+	       kind + "\n" + (mode == OnDestroyed::Repair ? "repair" : "skip") + "\n" +
+	       std::to_string(sizeof(CsReloc)) + "/" + std::to_string(sizeof(KernelCs));
+}
+
+std::string file_of(const std::string &key)
+{
+	const uint64_t h = std::hash<std::string>{}(key);
+	char name[32];
+	std::snprintf(name, sizeof name, "%016llx.bin", (unsigned long long)h);
+	return (cache_dir() / name).string();
+}
+
+struct Out {
+	std::ofstream f;
+	template <class T> void pod(const T &v) { f.write(reinterpret_cast<const char *>(&v), sizeof v); }
+	template <class T> void vec(const std::vector<T> &v)
+	{
+		static_assert(std::is_trivially_copyable_v<T>);
+		pod(uint64_t(v.size()));
+		f.write(reinterpret_cast<const char *>(v.data()), std::streamsize(v.size() * sizeof(T)));
+	}
+	void str(const std::string &s)
+	{
+		pod(uint64_t(s.size()));
+		f.write(s.data(), std::streamsize(s.size()));
+	}
+};
+
+struct In {
+	std::ifstream f;
+	uint64_t left;
+	template <class T> bool pod(T &v)
+	{
+		return bool(f.read(reinterpret_cast<char *>(&v), sizeof v));
+	}
+	template <class T> bool vec(std::vector<T> &v)
+	{
+		uint64_t n;
+		if (!pod(n) || n > left / sizeof(T))
+			return false;
+		v.resize(n);
+		return bool(f.read(reinterpret_cast<char *>(v.data()), std::streamsize(n * sizeof(T))));
+	}
+	bool str(std::string &s)
+	{
+		uint64_t n;
+		if (!pod(n) || n > left)
+			return false;
+		s.resize(n);
+		return bool(f.read(s.data(), std::streamsize(n)));
+	}
+};
+
+template <class T, class W, class R>
+T cached(const std::string &path, const char *kind, OnDestroyed mode,
+         const std::function<T()> &decode, W write, R read)
+{
+	if (!enabled() || path == "-" || cache_dir().empty())
+		return decode();
+	const std::string key = key_of(path, kind, mode);
+	if (key.empty())
+		return decode();
+	const std::string file = file_of(key);
+	{
+		In in{std::ifstream(file, std::ios::binary), 0};
+		std::error_code ec;
+		in.left = fs::file_size(file, ec);
+		char magic[8];
+		uint32_t version;
+		std::string stored;
+		T t;
+		if (!ec && in.f.read(magic, 8) && std::memcmp(magic, kMagic, 8) == 0 &&
+		    in.pod(version) && version == kVersion && in.str(stored) && stored == key &&
+		    read(in, t))
+			return t;
+	}
+	T t = decode();
+	std::error_code ec;
+	fs::create_directories(cache_dir(), ec);
+	const std::string tmp = file + ".tmp." + std::to_string(::getpid());
+	{
+		Out out{std::ofstream(tmp, std::ios::binary)};
+		out.f.write(kMagic, 8);
+		out.pod(kVersion);
+		out.str(key);
+		write(out, t);
+		if (!out.f)
+			return std::filesystem::remove(tmp, ec), t; // a full disk is not an error here
+	}
+	fs::rename(tmp, file, ec);
+	if (ec)
+		fs::remove(tmp, ec);
+	return t;
+}
+
+void write_repair(Out &o, const RepairReport &r)
+{
+	o.pod(r.moved);
+	o.pod(r.claimed);
+	o.pod(r.ambiguous);
+	o.pod(r.unresolved);
+}
+bool read_repair(In &i, RepairReport &r)
+{
+	return i.pod(r.moved) && i.pod(r.claimed) && i.pod(r.ambiguous) && i.pod(r.unresolved);
+}
+
+// A cache file is ours, but a damaged one must not crash a replay.
+bool valid(const KernelTrace &t)
+{
+	for (uint32_t op : t.ops) {
+		const uint32_t a = op & KernelTrace::kMask;
+		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
+		case KernelTrace::Cs:
+			if (a >= t.cs.size())
+				return false;
+			break;
+		case KernelTrace::Frame: break;
+		default:
+			if (a >= t.size.size())
+				return false;
+		}
+	}
+	for (const KernelCs &c : t.cs)
+		if (uint64_t(c.first) + c.n > t.relocs.size())
+			return false;
+	for (const CsReloc &r : t.relocs)
+		if (r.id >= t.size.size())
+			return false;
+	return true;
+}
+
+} // namespace
+
+CompactTrace cached_compact(const std::string &path, OnDestroyed mode,
+                            const std::function<CompactTrace()> &decode)
+{
+	return cached<CompactTrace>(
+	        path, "compact", mode, decode,
+	        [](Out &o, const CompactTrace &t) {
+		        o.str(t.name);
+		        o.vec(t.ops);
+		        o.vec(t.size);
+		        o.vec(t.prio);
+		        o.pod(t.skipped);
+		        o.vec(t.skipped_at_create);
+		        write_repair(o, t.repair);
+	        },
+	        [](In &i, CompactTrace &t) {
+		        return i.str(t.name) && i.vec(t.ops) && i.vec(t.size) && i.vec(t.prio) &&
+		               i.pod(t.skipped) && i.vec(t.skipped_at_create) &&
+		               read_repair(i, t.repair) && t.prio.size() == t.size.size() &&
+		               std::all_of(t.ops.begin(), t.ops.end(), [&](uint32_t op) {
+			               return (op & CompactTrace::kIdMask) < t.size.size();
+		               });
+	        });
+}
+
+KernelTrace cached_kernel(const std::string &path, OnDestroyed mode,
+                          const std::function<KernelTrace()> &decode)
+{
+	return cached<KernelTrace>(
+	        path, "kernel", mode, decode,
+	        [](Out &o, const KernelTrace &t) {
+		        o.str(t.name);
+		        o.vec(t.ops);
+		        o.vec(t.cs);
+		        o.vec(t.relocs);
+		        o.vec(t.size);
+		        o.vec(t.domain);
+		        o.vec(t.prio);
+		        o.pod(t.synthesized);
+		        o.pod(t.skipped);
+		        o.pod(t.accesses);
+		        write_repair(o, t.repair);
+	        },
+	        [](In &i, KernelTrace &t) {
+		        return i.str(t.name) && i.vec(t.ops) && i.vec(t.cs) && i.vec(t.relocs) &&
+		               i.vec(t.size) && i.vec(t.domain) && i.vec(t.prio) &&
+		               i.pod(t.synthesized) && i.pod(t.skipped) && i.pod(t.accesses) &&
+		               read_repair(i, t.repair) && t.domain.size() == t.size.size() &&
+		               t.prio.size() == t.size.size() && valid(t);
+	        });
+}
+
+} // namespace vramlab
