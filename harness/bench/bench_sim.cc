@@ -39,7 +39,7 @@ const Mlp &weights()
 void BM_Replay(benchmark::State &state, const std::string &policy, const std::string &name)
 {
 	const CompactTrace &t = trace(name);
-	const PolicyInfo &p = find_policy(policy);
+	const Policy p = find_policy(policy);
 	SimConfig c;
 	c.vram = uint64_t(state.range(0)) << 20;
 	c.mlp = &weights();

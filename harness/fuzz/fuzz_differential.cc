@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint64_t vram = (uint64_t(data[0]) + 1) << 12;
 	const uint32_t window = 1 + data[1] % 16;
 	const RandomTraces rt = random_traces(data + 2, size - 2);
-	for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf"}) {
+	for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf", "minmax+score", "minmax+gdsf"}) {
 		SimConfig c;
 		c.vram = vram;
 		c.threshold = 16384;

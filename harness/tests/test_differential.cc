@@ -26,7 +26,7 @@ TEST(Differential, ThesisModelMatchesTheNaiveReference)
 	const Mlp mlp = test_mlp();
 	for (uint64_t seed = 1; seed <= 600; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
-		for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf"})
+		for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf", "minmax+score", "minmax+gdsf"})
 			for (uint64_t vram : {48ull << 10, 200ull << 10, 2ull << 20}) {
 				SimConfig c;
 				c.vram = vram;

@@ -78,6 +78,13 @@ void run_kernel(const SimArgs &a)
 	k.policies = split(a.policies_given ? a.policies : "lru,minmax,key,minmax+key");
 	if (k.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
+	for (auto &p : k.policies) {
+		try {
+			find_kernel_policy(p);
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError("--policies", e.what());
+		}
+	}
 	for (auto &v : split(a.vram))
 		k.vram_mib.push_back(parse_vram_mib(v));
 	const uint64_t thr = parse_size(a.threshold);
@@ -125,7 +132,7 @@ void run(const SimArgs &a)
 	Mlp mlp;
 	bool need_mlp = false;
 	for (auto &p : spec.policies)
-		need_mlp |= p.rfind("score", 0) == 0;
+		need_mlp |= std::string(find_policy(p).eviction->name).rfind("score", 0) == 0;
 	const std::string weights = a.weights.empty() ? default_weights_path() : a.weights;
 	if (need_mlp) {
 		mlp = Mlp::load(weights);
@@ -156,7 +163,7 @@ void run(const SimArgs &a)
 	            spec.traces.size(), a.policies.c_str(), base.c_str(), a.on_destroyed.c_str(),
 	            (unsigned long long)skipped,
 	            a.on_destroyed == "skip" ? "skipped" : "unresolved, skipped");
-	std::fprintf(tab, "%6s  %-9s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
+	std::fprintf(tab, "%6s  %-13s %22s %9s %10s %11s %8s %9s %6s %5s\n", "VRAM", "policy", "cost",
 	            "vs base", "evictions", "moved MiB", "swap %", "frag avg", "peak", "cut");
 	std::map<std::string, Total> grand;
 	for (uint64_t v : spec.vram_mib) {
@@ -169,7 +176,7 @@ void run(const SimArgs &a)
 				const double d = pct_better(b.cost, t.cost);
 				std::snprintf(vs, sizeof vs, "%+.2f%%", d);
 			}
-			std::fprintf(tab, "%5lluM  %-9s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
+			std::fprintf(tab, "%5lluM  %-13s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
 			            (unsigned long long)v, p.c_str(), (unsigned long long)t.cost, vs,
 			            (unsigned long long)t.evictions, t.evicted_bytes / 1048576.0,
 			            t.entries ? 100.0 * t.eviction_events / t.entries : 0.0,
@@ -179,7 +186,7 @@ void run(const SimArgs &a)
 	}
 	std::fprintf(tab, "\nTotal over all sizes (vs %s, positive = cheaper):\n", base.c_str());
 	for (auto &p : spec.policies)
-		std::fprintf(tab, "  %-9s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
+		std::fprintf(tab, "  %-13s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
 		            (unsigned long long)grand[p].cost, pct_better(grand[base].cost, grand[p].cost),
 		            (unsigned long long)grand[p].evictions);
 	std::fflush(tab);
@@ -241,7 +248,7 @@ void add_sim_command(CLI::App &app)
 	static SimArgs a;
 	auto *sim = app.add_subcommand("sim", "replay traces through simulated VRAM");
 	sim->add_option("TRACE", a.inputs, "trace files or directories of them")->required();
-	std::string pol_help = "comma-separated; the first is the baseline. thesis model:";
+	std::string pol_help = "comma-separated; the first is the baseline. thesis model, eviction (bottom-up placement, or prefix minmax+ for min-max; minmax = minmax+lru):";
 	for (auto &p : policies())
 		pol_help += std::string(" ") + p.name;
 	pol_help += "; kernel model (default all):";

@@ -8,13 +8,6 @@
 
 namespace vramlab {
 
-struct KernelPolicy {
-	const char *name, *summary;
-	bool topdown, key; // placement: min-max at the threshold; eviction: by key
-};
-const std::vector<KernelPolicy> &kernel_policies();
-const KernelPolicy &find_kernel_policy(const std::string &name);
-
 struct KernelSimArgs {
 	std::vector<std::string> inputs, policies;
 	std::vector<uint64_t> vram_mib;

@@ -62,6 +62,15 @@ struct KernelResult {
 
 KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);
 
+// Placement x eviction, as radeon.topdown_threshold and radeon.bo_score set them
+// (kernel_policies.cc): lru, minmax, key, minmax+key.
+struct KernelPolicy {
+	const char *name, *summary;
+	bool topdown, key; // placement: min-max at the threshold; eviction: by key
+};
+const std::vector<KernelPolicy> &kernel_policies();
+const KernelPolicy &find_kernel_policy(const std::string &name); // std::invalid_argument
+
 // The series' key arithmetic (radeon_bo_evict_key()).
 inline uint64_t radeon_evict_key(uint64_t stamp, uint32_t score, uint32_t window)
 {

@@ -36,7 +36,6 @@ public:
 				upcoming[id] = uint32_t(i);
 		}
 	}
-	bool top_down(uint32_t) const { return false; }
 	void created(uint32_t id, uint32_t pos) { next_[id] = next_use_at_[pos]; }
 	void gpu(uint32_t id, uint32_t pos, bool) { next_[id] = next_use_at_[pos]; }
 	void cpu(uint32_t) {}

@@ -20,7 +20,6 @@ public:
 	    : size_(t.size.data()), freq_(t.size.size(), 0), heap_(t.size.size())
 	{
 	}
-	bool top_down(uint32_t) const { return false; }
 	void created(uint32_t id, uint32_t) { freq_[id] = 1; }
 	void gpu(uint32_t id, uint32_t, bool) { freq_[id]++; }
 	void cpu(uint32_t) {}

@@ -17,7 +17,6 @@ public:
 	LruPolicy(const CompactTrace &t, const SimConfig &) : prev_(t.size.size()), next_(t.size.size())
 	{
 	}
-	bool top_down(uint32_t) const { return false; }
 	void created(uint32_t, uint32_t) {}
 	void gpu(uint32_t, uint32_t, bool) {}
 	void cpu(uint32_t) {}

@@ -27,7 +27,6 @@ public:
 	    : t_(t), vram_(c.vram), mlp_(weights(c)), st_(t.size.size()), key_(t.size.size()), heap_(t.size.size())
 	{
 	}
-	bool top_down(uint32_t) const { return false; }
 	void created(uint32_t id, uint32_t)
 	{
 		tick_++;

@@ -60,9 +60,11 @@ struct St {
 
 } // namespace
 
-SimResult naive_thesis(const CompactTrace &t, const SimConfig &c, const std::string &policy)
+SimResult naive_thesis(const CompactTrace &t, const SimConfig &c, const std::string &name)
 {
-	const bool lru = policy == "lru" || policy == "minmax", gdsf = policy == "gdsf",
+	const bool minmax = name == "minmax" || name.rfind("minmax+", 0) == 0;
+	const std::string policy = name == "minmax" ? "lru" : minmax ? name.substr(7) : name;
+	const bool lru = policy == "lru", gdsf = policy == "gdsf",
 	           score = policy == "score" || policy == "score-age", by_age = policy == "score-age";
 	if (!lru && !gdsf && !score)
 		throw std::invalid_argument("naive_thesis: no reference for " + policy);
@@ -133,7 +135,7 @@ SimResult naive_thesis(const CompactTrace &t, const SimConfig &c, const std::str
 				inflation = h[v];
 			evicted_now = true;
 		}
-		const bool top = policy == "minmax" && b >= c.threshold;
+		const bool top = minmax && b >= c.threshold;
 		addr[id] = vram.place(b, top);
 		r.moves_in++;
 		on_insert(id);

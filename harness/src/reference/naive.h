@@ -11,7 +11,8 @@
 
 namespace vramlab {
 
-// The thesis model (replay.h) for lru, minmax, score, score-age and gdsf.
+// The thesis model (replay.h) for lru, score, score-age and gdsf, each bottom-up or with
+// "minmax+" (and "minmax" = minmax+lru).
 SimResult naive_thesis(const CompactTrace &t, const SimConfig &c, const std::string &policy);
 // The kernel model (kernel_model.cc).
 KernelResult naive_kernel(const KernelTrace &t, const KernelConfig &c);

@@ -1,7 +1,7 @@
-// The one replay loop every policy runs through (cost-model.md). A policy is a class with:
+// The one replay loop every policy runs through (cost-model.md). Placement is the config's
+// (bottom-up, or min-max: buffers >= threshold top-down); eviction is the policy's, a class with:
 //
 //   P(const CompactTrace &, const SimConfig &);
-//   bool top_down(uint32_t id) const;            where to place it
 //   void created(uint32_t id, uint32_t pos);     a create (before its placement)
 //   void gpu(uint32_t id, uint32_t pos, bool w); a GPU access (before any move decision)
 //   void cpu(uint32_t id);                       a CPU map (not a use)
@@ -16,6 +16,7 @@
 // the policy as residents. The loop is a template so each policy's calls inline.
 #pragma once
 #include <algorithm>
+#include <concepts>
 #include <stdexcept>
 #include <string>
 
@@ -27,7 +28,20 @@ namespace vramlab {
 
 inline constexpr uint32_t kNoBuffer = UINT32_MAX;
 
-template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
+template <class P>
+concept EvictionPolicy = std::constructible_from<P, const CompactTrace &, const SimConfig &> &&
+                         requires(P p, uint32_t id, uint32_t pos, bool w, uint64_t x) {
+	                         p.created(id, pos);
+	                         p.gpu(id, pos, w);
+	                         p.cpu(id);
+	                         p.inserted(id, x);
+	                         p.touched(id);
+	                         p.removed(id);
+	                         { p.victim(id, x) } -> std::convertible_to<uint32_t>;
+	                         { p.admit(id, id) } -> std::convertible_to<bool>;
+                         };
+
+template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 {
 	P p(t, c);
 	Vram vram(c.vram);
@@ -68,7 +82,7 @@ template <class P> SimResult replay(const CompactTrace &t, const SimConfig &c)
 			}
 			evict(v);
 		}
-		buf[id].addr = vram.place(b, p.top_down(id));
+		buf[id].addr = vram.place(b, c.minmax && b >= c.threshold);
 		used += b;
 		r.moves_in++;
 		p.inserted(id, buf[id].addr);

@@ -14,31 +14,6 @@
 
 namespace vramlab {
 
-const std::vector<PolicyInfo> &policies()
-{
-	static const std::vector<PolicyInfo> list = {
-	    {"lru", "least recently used first, bottom-up placement", simulate_lru},
-	    {"minmax", "LRU, buffers >= threshold placed top-down", simulate_minmax},
-	    {"score", "thesis MLP score, lowest first, may serve from RAM", simulate_score},
-	    {"score-age", "score, but keys refresh when 600 ticks old (busy buffers stay fresh)",
-	     simulate_score_age},
-	    {"gdsf", "Greedy-Dual-Size-Frequency with the cost model", simulate_gdsf},
-	    {"belady", "offline contiguity-aware reference (knows the future)", simulate_belady},
-	};
-	return list;
-}
-
-const PolicyInfo &find_policy(const std::string &name)
-{
-	for (auto &p : policies())
-		if (name == p.name)
-			return p;
-	std::string known;
-	for (auto &p : policies())
-		known += std::string(known.empty() ? "" : ", ") + p.name;
-	throw std::invalid_argument("unknown policy \"" + name + "\" (known: " + known + ")");
-}
-
 std::vector<std::string> expand_traces(const std::vector<std::string> &args)
 {
 	namespace fs = std::filesystem;
@@ -69,9 +44,9 @@ RunOutput run_all(const RunSpec &spec)
 {
 	RunOutput out;
 	const auto t0 = std::chrono::steady_clock::now();
-	std::vector<const PolicyInfo *> pols;
+	std::vector<Policy> pols;
 	for (auto &p : spec.policies)
-		pols.push_back(&find_policy(p));
+		pols.push_back(find_policy(p));
 	const size_t per_trace = pols.size() * spec.vram_mib.size();
 	const size_t total = per_trace * spec.traces.size();
 	out.rows.resize(total);
@@ -127,9 +102,9 @@ RunOutput run_all(const RunSpec &spec)
 					c.vram = spec.vram_mib[v] << 20;
 					RunRow &row = out.rows[k * per_trace + i];
 					row.trace = trace.name;
-					row.policy = pols[pi]->name;
+					row.policy = pols[pi].name;
 					row.vram_mib = spec.vram_mib[v];
-					row.r = pols[pi]->run(trace, c);
+					row.r = pols[pi].run(trace, c);
 					// a cut run skipped only what came before its cut
 					row.skipped = row.r.cut && row.r.cut_at < trace.skipped_at_create.size()
 					                      ? trace.skipped_at_create[row.r.cut_at]

@@ -12,6 +12,7 @@ namespace vramlab {
 
 struct SimConfig {
 	uint64_t vram = 256ull << 20;          // bytes
+	bool minmax = false;                   // placement: min-max (else bottom-up)
 	uint64_t threshold = 512 << 10;        // min-max: buffers >= this go top-down
 	const Mlp *mlp = nullptr;              // score policy weights
 	uint32_t check_every = 0;              // check invariants every N entries (0 = never)
@@ -34,13 +35,28 @@ struct SimResult {
 };
 
 using SimFn = SimResult (*)(const CompactTrace &, const SimConfig &);
+// An eviction policy (src/policies/registry.cc lists them).
 struct PolicyInfo {
 	const char *name;
 	const char *summary;
 	SimFn run;
 };
 const std::vector<PolicyInfo> &policies();
-const PolicyInfo &find_policy(const std::string &name); // throws std::invalid_argument
+
+// A policy as the command line names it: placement x eviction. "lru", "gdsf", ... place
+// bottom-up; "minmax+gdsf" places buffers >= the threshold top-down; "minmax" is minmax+lru.
+struct Policy {
+	std::string name;
+	const PolicyInfo *eviction;
+	bool minmax;
+	SimResult run(const CompactTrace &t, const SimConfig &c) const
+	{
+		SimConfig p = c;
+		p.minmax = minmax;
+		return eviction->run(t, p);
+	}
+};
+Policy find_policy(const std::string &name); // throws std::invalid_argument
 
 SimResult simulate_lru(const CompactTrace &, const SimConfig &);
 SimResult simulate_minmax(const CompactTrace &, const SimConfig &);
