@@ -1,0 +1,144 @@
+// bostats1, the thesis's binary format (shared/docs/trace-format.md): gzip, magic, u32 N, packed entries.
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/format_detail.h"
+
+namespace vramlab {
+
+namespace {
+
+using detail::kBostatsMagic;
+
+class Bostats1Reader : public TraceReader {
+public:
+	explicit Bostats1Reader(std::unique_ptr<ByteSource> src) : src_(std::move(src))
+	{
+		info_.format = Format::Bostats1;
+		uint8_t n[4];
+		if (!src_->read(n, 4))
+			src_->fail("truncated header: the buffer count is missing");
+		info_.declared_buffers = n[0] | n[1] << 8 | n[2] << 16 | uint32_t(n[3]) << 24;
+		index_bytes_ = bostats1_index_bytes(info_.declared_buffers);
+	}
+	// Most entries are 1 + index bytes; creates carry 4 more (few).
+	uint64_t events_hint() const override { return src_->size_hint() / (1 + index_bytes_); }
+
+	bool next(Event &e) override
+	{
+		const uint64_t off = src_->offset();
+		uint8_t head;
+		uint32_t index = 0;
+		if (const uint8_t *p = src_->peek(1 + index_bytes_)) {
+			// Fast path: the whole entry head is buffered.
+			head = p[0];
+			for (unsigned i = 0; i < index_bytes_; i++)
+				index |= uint32_t(p[1 + i]) << (8 * i);
+			src_->skip(1 + index_bytes_);
+		} else {
+			if (!src_->get(head))
+				return false;
+			uint8_t idx[3] = {0, 0, 0};
+			if (!src_->read(idx, index_bytes_))
+				src_->fail_at(off, "truncated entry");
+			index = idx[0] | idx[1] << 8 | idx[2] << 16;
+		}
+		const unsigned id = head >> 5;
+		if (id > 4)
+			src_->fail_at(off, "unknown event id " + std::to_string(id));
+		if (index >= info_.declared_buffers)
+			src_->fail_at(off, "buffer index " + std::to_string(index) +
+			                       " >= buffer count " + std::to_string(info_.declared_buffers));
+		time_ms_ += head & 31;
+		e = Event{};
+		e.type = static_cast<EventType>(id);
+		e.id = index;
+		e.time_us = time_ms_ * 1000;
+		if (e.type == EventType::Create) {
+			if (index != creates_)
+				src_->fail_at(off, "create of buffer " + std::to_string(index) +
+				                       " out of order (expected " + std::to_string(creates_) + ")");
+			uint8_t s[4];
+			if (!src_->read(s, 4))
+				src_->fail_at(off, "truncated create entry");
+			const uint32_t v = s[0] | s[1] << 8 | s[2] << 16 | uint32_t(s[3]) << 24;
+			e.high_prio = v >> 31;
+			e.size = v & 0x7fffffffu;
+			creates_++;
+		} else if (index >= creates_) {
+			src_->fail_at(off, std::string(event_name(e.type)) + " of buffer " +
+			                       std::to_string(index) + " before its create");
+		}
+		return true;
+	}
+
+private:
+	std::unique_ptr<ByteSource> src_;
+	unsigned index_bytes_;
+	uint32_t creates_ = 0;
+	uint64_t time_ms_ = 0;
+};
+
+class Bostats1Writer : public TraceWriter {
+public:
+	Bostats1Writer(const std::string &path, uint32_t n) : sink_(path, Compression::Gzip), n_(n)
+	{
+		sink_.write(kBostatsMagic, 8);
+		put_le(n, 4);
+		index_bytes_ = bostats1_index_bytes(n);
+	}
+	void write(const Event &e) override
+	{
+		if (e.type > EventType::Cpu)
+			return; // not representable; convert reports these
+		if (e.id >= n_ || e.id >= (1u << 24))
+			throw TraceError("bostats1 writer: buffer index " + std::to_string(e.id) +
+			                 " does not fit (buffer count " + std::to_string(n_) + ")");
+		const uint64_t ms = e.time_us / 1000;
+		uint64_t dt = ms >= last_ms_ ? ms - last_ms_ : 0;
+		last_ms_ = ms;
+		if (dt > 31)
+			dt = 31;
+		sink_.put(static_cast<uint8_t>(static_cast<unsigned>(e.type) << 5 | dt));
+		put_le(e.id, index_bytes_);
+		if (e.type == EventType::Create) {
+			if (e.size > 0x7fffffffu)
+				throw TraceError("bostats1 writer: buffer " + std::to_string(e.id) + " size " +
+				                 std::to_string(e.size) + " does not fit 31 bits");
+			put_le(static_cast<uint32_t>(e.size) | uint32_t(e.high_prio) << 31, 4);
+		}
+	}
+	void close() override { sink_.close(); }
+
+private:
+	void put_le(uint32_t v, unsigned bytes)
+	{
+		for (unsigned i = 0; i < bytes; i++)
+			sink_.put(static_cast<uint8_t>(v >> (8 * i)));
+	}
+	ByteSink sink_;
+	uint32_t n_;
+	unsigned index_bytes_;
+	uint64_t last_ms_ = 0;
+};
+
+
+} // namespace
+
+namespace detail {
+
+std::unique_ptr<TraceReader> bostats1_reader(std::unique_ptr<ByteSource> src)
+{
+	return std::make_unique<Bostats1Reader>(std::move(src));
+}
+
+std::unique_ptr<TraceWriter> bostats1_writer(const std::string &path, uint32_t buffers)
+{
+	return std::make_unique<Bostats1Writer>(path, buffers);
+}
+
+} // namespace detail
+
+} // namespace vramlab

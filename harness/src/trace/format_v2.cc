@@ -1,0 +1,326 @@
+// vramlab's v2 format (docs/trace-v2.md).
+#include <charconv>
+#include <cstring>
+#include <unordered_map>
+#include <vector>
+
+#include "trace/format_detail.h"
+
+namespace vramlab {
+
+namespace {
+
+using detail::kV2Magic;
+constexpr uint32_t kV2MaxHeader = 1 << 20;
+enum : uint8_t { kV2End = 15 };
+// v2.0 files have no CS records; v2.1 adds them (docs/trace-v2.md).
+constexpr uint8_t kV2Major = 2, kV2Minor = 1;
+constexpr uint64_t kV2MaxRelocs = 1 << 20;
+// A CS relocation's domain byte: read domains, write domain, "a score follows".
+constexpr unsigned kRelocWriteShift = 3, kRelocScoreBit = 0x40;
+
+class V2Reader : public TraceReader {
+public:
+	explicit V2Reader(std::unique_ptr<ByteSource> src) : src_(std::move(src))
+	{
+		info_.format = Format::V2;
+		uint8_t h[6];
+		if (!src_->read(h, 6))
+			src_->fail("truncated header");
+		if (h[0] != kV2Major || h[1] > kV2Minor)
+			src_->fail_at(8, "unsupported version " + std::to_string(h[0]) + "." +
+			                     std::to_string(h[1]) + " (this reader knows 2.0 and 2.1)");
+		minor_ = h[1];
+		const uint32_t len = h[2] | h[3] << 8 | h[4] << 16 | uint32_t(h[5]) << 24;
+		if (len > kV2MaxHeader)
+			src_->fail_at(10, "header length " + std::to_string(len) + " exceeds 1 MiB");
+		std::string text(len, '\0');
+		if (!src_->read(text.data(), len))
+			src_->fail("truncated header text");
+		size_t pos = 0;
+		while (pos < text.size()) {
+			size_t end = text.find('\n', pos);
+			if (end == std::string::npos)
+				end = text.size();
+			std::string line = text.substr(pos, end - pos);
+			size_t eq = line.find('=');
+			if (eq == std::string::npos || eq == 0)
+				src_->fail_at(14 + pos, "header line without key=value: \"" + line.substr(0, 40) + "\"");
+			info_.meta[line.substr(0, eq)] = line.substr(eq + 1);
+			pos = end + 1;
+		}
+	}
+
+	bool next(Event &e) override
+	{
+		for (;;) {
+			if (ended_) {
+				uint8_t extra;
+				if (src_->get(extra))
+					src_->fail_at(src_->offset() - 1, "data after the END record");
+				return false;
+			}
+			const uint64_t off = src_->offset();
+			uint8_t tag;
+			if (!src_->get(tag))
+				src_->fail_at(off, "truncated trace: the stream stops without an END record");
+			const unsigned type = tag & 15, domain = tag >> 4;
+			if (domain > 7)
+				src_->fail_at(off, "domain bits " + std::to_string(domain) + " out of range");
+			const uint64_t dt = uleb(off);
+			if (type == kV2End) {
+				const uint64_t count = uleb(off);
+				if (count != records_)
+					src_->fail_at(off, "END count " + std::to_string(count) + " but " +
+					                       std::to_string(records_) + " records were read");
+				ended_ = true;
+				continue;
+			}
+			if (type > 8 || (type == 8 && minor_ < 1))
+				src_->fail_at(off, "unknown record type " + std::to_string(type) +
+				                       (type == 8 ? " (CS records need version 2.1)" : ""));
+			records_++;
+			time_us_ += dt;
+			e = Event{};
+			e.type = static_cast<EventType>(type);
+			e.domain = static_cast<uint8_t>(domain);
+			e.time_us = time_us_;
+			switch (e.type) {
+			case EventType::Create: {
+				const uint64_t id = uleb(off);
+				if (id != created_.size())
+					src_->fail_at(off, "create of buffer " + std::to_string(id) +
+					                       " out of order (expected " +
+					                       std::to_string(created_.size()) + ")");
+				if (id >= (1u << 29))
+					src_->fail_at(off, "too many buffers");
+				e.id = static_cast<uint32_t>(id);
+				e.size = uleb(off);
+				const uint64_t flags = uleb(off);
+				if (flags > 1)
+					src_->fail_at(off, "unknown create flags " + std::to_string(flags));
+				e.high_prio = flags & 1;
+				created_.push_back(false);
+				break;
+			}
+			case EventType::Frame: break;
+			case EventType::Cs: read_cs(off, e); break;
+			case EventType::Context: {
+				const uint64_t ctx = uleb(off);
+				if (ctx > UINT32_MAX)
+					src_->fail_at(off, "context id out of range");
+				e.id = static_cast<uint32_t>(ctx);
+				break;
+			}
+			default: {
+				e.id = live_id(off, e.type);
+				if (e.type == EventType::Score) {
+					const uint64_t s = uleb(off);
+					if (s > UINT32_MAX)
+						src_->fail_at(off, "score " + std::to_string(s) + " exceeds 2^32-1");
+					e.score = static_cast<uint32_t>(s);
+				}
+				if (e.type == EventType::Destroy)
+					created_[e.id] = true; // dead from now on
+			}
+			}
+			return true;
+		}
+	}
+
+private:
+	void read_cs(uint64_t off, Event &e)
+	{
+		if (e.domain)
+			src_->fail_at(off, "domain bits on a CS record");
+		const uint64_t ring = uleb(off), flags = uleb(off), n = uleb(off);
+		if (ring > 255)
+			src_->fail_at(off, "ring " + std::to_string(ring) + " out of range");
+		if (flags > 1)
+			src_->fail_at(off, "unknown CS flags " + std::to_string(flags));
+		if (n > kV2MaxRelocs)
+			src_->fail_at(off, "CS with " + std::to_string(n) + " buffers (at most 2^20)");
+		e.ring = static_cast<uint8_t>(ring);
+		e.cs_scores = flags & 1;
+		relocs_.resize(n);
+		for (CsReloc &r : relocs_) {
+			r.id = live_id(off, EventType::Cs);
+			uint8_t dom, prio;
+			if (!src_->get(dom) || !src_->get(prio))
+				src_->fail_at(off, "truncated record");
+			if (dom & 0x80)
+				src_->fail_at(off, "unknown relocation bits in CS record");
+			if (prio > 15)
+				src_->fail_at(off, "relocation priority " + std::to_string(prio) + " above 15");
+			r.read_domains = dom & 7;
+			r.write_domain = dom >> kRelocWriteShift & 7;
+			r.prio = prio;
+			if (last_score_.size() <= r.id)
+				last_score_.resize(created_.size(), kScoreNeutral);
+			if (dom & kRelocScoreBit) {
+				if (!e.cs_scores)
+					src_->fail_at(off, "a score in a CS record without a score chunk");
+				const uint64_t sc = uleb(off);
+				if (sc > UINT32_MAX)
+					src_->fail_at(off, "score " + std::to_string(sc) + " exceeds 2^32-1");
+				last_score_[r.id] = static_cast<uint32_t>(sc);
+			}
+			r.score = e.cs_scores ? last_score_[r.id] : kScoreNeutral;
+		}
+		e.nrelocs = static_cast<uint32_t>(n);
+		e.relocs = relocs_.data();
+	}
+
+	uint32_t live_id(uint64_t off, EventType t)
+	{
+		const uint64_t id = uleb(off);
+		const std::string what = t == EventType::Cs ? "a CS names buffer " + std::to_string(id)
+		                                            : std::string(event_name(t)) + " of buffer " +
+		                                                      std::to_string(id);
+		if (id >= created_.size())
+			src_->fail_at(off, what + " that was not created");
+		if (created_[id])
+			src_->fail_at(off, what + " after its destroy");
+		return static_cast<uint32_t>(id);
+	}
+
+	uint64_t uleb(uint64_t rec_off)
+	{
+		uint64_t v = 0;
+		for (unsigned shift = 0; shift < 70; shift += 7) {
+			uint8_t b;
+			if (!src_->get(b))
+				src_->fail_at(rec_off, "truncated record");
+			if (shift == 63 && b > 1)
+				src_->fail_at(rec_off, "varint overflows 64 bits");
+			v |= uint64_t(b & 0x7f) << shift;
+			if (!(b & 0x80))
+				return v;
+		}
+		src_->fail_at(rec_off, "varint longer than 10 bytes");
+	}
+
+	std::unique_ptr<ByteSource> src_;
+	std::vector<bool> created_; // per id: destroyed yet?
+	std::vector<CsReloc> relocs_;      // the current CS record's buffers
+	std::vector<uint32_t> last_score_; // per id: the last score sent (CS records)
+	uint64_t time_us_ = 0, records_ = 0;
+	uint8_t minor_ = 0;
+	bool ended_ = false;
+};
+
+class V2Writer : public TraceWriter {
+public:
+	V2Writer(const std::string &path, const TraceInfo &info) : sink_(path, Compression::Zstd)
+	{
+		std::string hdr;
+		for (auto &[k, v] : info.meta) {
+			if (k.empty() || k.find_first_of("=\n") != std::string::npos ||
+			    v.find('\n') != std::string::npos)
+				throw TraceError("v2 writer: bad header entry \"" + k + "\"");
+			hdr += k + "=" + v + "\n";
+		}
+		sink_.write(kV2Magic, 8);
+		const uint8_t h[6] = {kV2Major, kV2Minor, uint8_t(hdr.size()), uint8_t(hdr.size() >> 8),
+		                      uint8_t(hdr.size() >> 16), uint8_t(hdr.size() >> 24)};
+		sink_.write(h, 6);
+		sink_.write(hdr.data(), hdr.size());
+	}
+	void write(const Event &e) override
+	{
+		if (e.type == EventType::Create && e.id != creates_)
+			throw TraceError("v2 writer: create of buffer " + std::to_string(e.id) +
+			                 " out of order (expected " + std::to_string(creates_) + ")");
+		sink_.put(static_cast<uint8_t>(static_cast<unsigned>(e.type) | (e.domain & 7) << 4));
+		uleb(e.time_us >= last_us_ ? e.time_us - last_us_ : 0);
+		if (e.time_us > last_us_)
+			last_us_ = e.time_us;
+		switch (e.type) {
+		case EventType::Create:
+			creates_++;
+			uleb(e.id);
+			uleb(e.size);
+			uleb(e.high_prio ? 1 : 0);
+			break;
+		case EventType::Frame: break;
+		case EventType::Score:
+			uleb(e.id);
+			uleb(e.score);
+			break;
+		case EventType::Cs: write_cs(e); break;
+		default: uleb(e.id);
+		}
+		records_++;
+	}
+	void close() override
+	{
+		if (!closed_) {
+			closed_ = true;
+			sink_.put(kV2End);
+			uleb(0);
+			uleb(records_);
+		}
+		sink_.close();
+	}
+
+private:
+	// Only scores that differ from the last one sent for the buffer are written.
+	void write_cs(const Event &e)
+	{
+		uleb(e.ring);
+		uleb(e.cs_scores ? 1 : 0);
+		uleb(e.nrelocs);
+		for (uint32_t i = 0; i < e.nrelocs; i++) {
+			const CsReloc &r = e.relocs[i];
+			if (r.id >= creates_)
+				throw TraceError("v2 writer: CS names buffer " + std::to_string(r.id) +
+				                 " that was not created");
+			if (r.prio > 15 || r.read_domains > 7 || r.write_domain > 7)
+				throw TraceError("v2 writer: bad relocation of buffer " + std::to_string(r.id));
+			if (last_score_.size() < creates_)
+				last_score_.resize(creates_, kScoreNeutral);
+			const bool changed = e.cs_scores && r.score != last_score_[r.id];
+			uleb(r.id);
+			sink_.put(static_cast<uint8_t>(r.read_domains | r.write_domain << kRelocWriteShift |
+			                               (changed ? kRelocScoreBit : 0)));
+			sink_.put(r.prio);
+			if (changed) {
+				uleb(r.score);
+				last_score_[r.id] = r.score;
+			}
+		}
+	}
+
+	void uleb(uint64_t v)
+	{
+		while (v >= 0x80) {
+			sink_.put(static_cast<uint8_t>(v | 0x80));
+			v >>= 7;
+		}
+		sink_.put(static_cast<uint8_t>(v));
+	}
+	ByteSink sink_;
+	std::vector<uint32_t> last_score_;
+	uint64_t last_us_ = 0, records_ = 0;
+	uint32_t creates_ = 0;
+	bool closed_ = false;
+};
+
+
+} // namespace
+
+namespace detail {
+
+std::unique_ptr<TraceReader> v2_reader(std::unique_ptr<ByteSource> src)
+{
+	return std::make_unique<V2Reader>(std::move(src));
+}
+
+std::unique_ptr<TraceWriter> v2_writer(const std::string &path, const TraceInfo &info)
+{
+	return std::make_unique<V2Writer>(path, info);
+}
+
+} // namespace detail
+
+} // namespace vramlab
