@@ -64,6 +64,17 @@ public:
 		append(ring_[s], id);
 		bits_[s / 64] |= 1ull << (s % 64);
 	}
+	// del + add, with nothing to do when the entry is already last with that key
+	void to_tail(uint32_t id, uint64_t key)
+	{
+		if (key_[id] == key && next_[id] == kNone &&
+		    (slot_[id] == kSettled ? (!by_key_ || key + window_ <= stamp_)
+		                           : slot_[id] == uint32_t(key & (kRing - 1)) &&
+		                                     key + window_ > stamp_))
+			return;
+		del(id);
+		add(id, key);
+	}
 	void del(uint32_t id)
 	{
 		size_--;
@@ -208,10 +219,8 @@ private:
 	void lru_del(uint32_t id) { order_.del(id); }
 	void lru_tail(uint32_t id) // ttm_bo_move_to_lru_tail()
 	{
-		if (bo_[id].mem == MemVram) {
-			lru_del(id);
-			lru_add(id);
-		}
+		if (bo_[id].mem == MemVram)
+			order_.to_tail(id, c_.bo_score ? bo_[id].evict_key : 0);
 	}
 
 	bool vram_alloc(uint32_t id)
@@ -411,27 +420,26 @@ private:
 			}
 		}
 		r_.threshold_cs += kept;
-		for (const Entry &e : head_)
-			bo_[e.id].cs_score = e.score;
-		for (const Entry &e : dups_)
-			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
-		for (const Entry &e : head_)
-			if (bo_[e.id].mem == MemGtt) {
-				r_.gtt_accesses++;
-				r_.gtt_access_bytes += bo_[e.id].pages * kPage;
-				if (c_.per_frame)
-					r_.per_frame.back().gtt_accesses++;
-			}
-		// radeon_cs_parser_fini(): list_sort() smallest first (stable), the keys, then
-		// ttm_eu_fence_buffer_objects() moves each to the LRU tail in that order
-		// stable: ties keep list order. Sorting (pages, position) words allocates nothing and
-		// touches no BO; most lists are sorted already.
+		// One pass: the scores (radeon_bo_list_note_scores()), where the GPU finds each BO,
+		// and the sort words for radeon_cs_parser_fini()'s list_sort() (smallest first,
+		// stable: (pages, position) words sort without allocating or touching a BO).
 		size_key_.clear();
 		bool sorted = true;
 		for (uint32_t i = 0; i < head_.size(); i++) {
-			size_key_.push_back(bo_[head_[i].id].pages << 20 | i);
+			Bo &b = bo_[head_[i].id];
+			b.cs_score = head_[i].score;
+			if (b.mem == MemGtt) {
+				r_.gtt_accesses++;
+				r_.gtt_access_bytes += b.pages * kPage;
+				if (c_.per_frame)
+					r_.per_frame.back().gtt_accesses++;
+			}
+			size_key_.push_back(b.pages << 20 | i);
 			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
 		}
+		for (const Entry &e : dups_)
+			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
+		// then ttm_eu_fence_buffer_objects() moves each to the LRU tail in that order
 		if (!sorted) {
 			std::sort(size_key_.begin(), size_key_.end());
 			sort_tmp_.resize(head_.size());
@@ -454,14 +462,14 @@ private:
 	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
 	void bucket_sort(std::vector<Entry> &v)
 	{
-		uint32_t start[kMaxPriority + 2] = {};
-		bool sorted = true;
-		for (size_t i = 0; i < v.size(); i++) {
-			start[kMaxPriority - v[i].priority + 1]++;
-			sorted &= i == 0 || v[i - 1].priority >= v[i].priority;
-		}
+		bool sorted = true; // most lists are (one priority, or few buffers)
+		for (size_t i = 1; i < v.size() && sorted; i++)
+			sorted = v[i - 1].priority >= v[i].priority;
 		if (sorted)
 			return;
+		uint32_t start[kMaxPriority + 2] = {};
+		for (const Entry &e : v)
+			start[kMaxPriority - e.priority + 1]++;
 		for (uint32_t p = 1; p <= kMaxPriority + 1; p++)
 			start[p] += start[p - 1];
 		sort_tmp_.resize(v.size());
