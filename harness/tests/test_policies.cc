@@ -303,3 +303,36 @@ TEST(Run, ACutRunCountsOnlyWhatItSkipped)
 	EXPECT_FALSE(out.rows[1].r.cut);
 	EXPECT_EQ(out.rows[1].skipped, 3u);
 }
+
+TEST(Replay, AGpuWriteServedFromRamAndADeclinedCreate)
+{
+	// DeclineB never gives up buffer 1. A(id 0, 60) then B(id 1, 30): C (id 2, 30) needs B out
+	// (A was read last): the create is declined, C lives in RAM and is charged a read from RAM.
+	// C's write is then declined too and charged 3 x 18 B + latency.
+	const std::string t = "0xa created, size 60, prio 0, @0\n0xb created, size 30, prio 0, @0\n"
+	                      "0xa read @1\n0xc created, size 30, prio 0, @2\n0xc write @3\n";
+	SimConfig c;
+	c.vram = 100;
+	c.check_every = 1;
+	SimResult r = replay<DeclineB>(test::tiny(t), c);
+	EXPECT_EQ(r.evictions, 0u);
+	EXPECT_EQ(r.declined, 2u);
+	EXPECT_EQ(r.moves_in, 2u);
+	EXPECT_EQ(r.cost, cost::move(60) + cost::move(30) + cost::gpu_in_vram(60) +
+	                          cost::gpu_read_ram(30) + cost::gpu_write_ram(30));
+}
+
+TEST(Replay, ZeroSizeBuffersStayUnderPressure)
+{
+	// Z (0 bytes) is never a victim and its accesses cost nothing, however full VRAM is.
+	const std::string t = "0xf created, size 0, prio 0, @0\n0xa created, size 60, prio 0, @0\n"
+	                      "0xb created, size 60, prio 0, @1\n0xf read @2\n0xa read @3\n"
+	                      "0xf write @4\n";
+	SimConfig c;
+	c.vram = 100;
+	c.check_every = 1;
+	const SimResult r = simulate_lru(test::tiny(t), c);
+	EXPECT_EQ(r.evictions, 2u); // A for B, B for A; Z stays
+	EXPECT_EQ(r.cost, cost::move(0) + 3 * cost::move(60) + 2 * cost::move(60) +
+	                          2 * cost::gpu_in_vram(0));
+}
