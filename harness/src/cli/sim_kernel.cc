@@ -49,11 +49,17 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 	                    {"stamp", r.stamp},
 	                    {"digest", r.digest},
 	                    {"mem", mem}};
-	if (!r.per_frame.empty()) {
-		uint64_t worst = 0;
-		for (auto &f : r.per_frame)
-			worst = std::max(worst, f.bytes);
+	if (r.frames) { // per_frame has frames + 1 entries: the last is after the last FRAME
+		uint64_t worst = 0, moves = 0;
+		double worst_us = 0;
+		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++) {
+			worst = std::max(worst, r.per_frame[i].bytes);
+			worst_us = std::max(worst_us, r.per_frame[i].transfer_us);
+			moves += r.per_frame[i].moves;
+		}
 		j["frame_max_bytes_moved"] = worst;
+		j["frame_max_transfer_ms"] = worst_us / 1000.0;
+		j["frame_mean_moves"] = double(moves) / double(r.frames);
 	}
 	return j;
 }
@@ -101,6 +107,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 				c.vram = row.vram_mib << 20;
 				c.topdown_kib = p.topdown ? a.config.topdown_kib : 0;
 				c.bo_score = p.key;
+				c.per_frame = true; // moves per frame, where the trace has FRAME records
 				try {
 					row.r = simulate_kernel(kt, c);
 				} catch (const std::exception &e) {
