@@ -68,7 +68,7 @@ test-libdrm:
 	$(MAKE) -C libdrm test
 
 test-kernel: build
-	$(MAKE) -C kernel test VRAMLAB=$(VRAMLAB)
+	$(MAKE) -C kernel test VRAMLAB=$(abspath $(VRAMLAB))
 
 test: test-harness test-asan test-fuzz test-libdrm test-mesa test-kernel
 	@echo "all test suites passed"

@@ -15,6 +15,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory_resource>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -56,8 +57,10 @@ private:
 	std::vector<Node> n_;
 	std::vector<uint32_t> free_nodes_;
 	uint32_t root_ = kNil;
-	// (pages, ~seq, node): begin of lower_bound({p, 0, 0}) is best_hole(p)
-	std::set<std::tuple<uint64_t, uint64_t, uint32_t>> by_size_;
+	// (pages, ~seq, node): begin of lower_bound({p, 0, 0}) is best_hole(p). Its nodes come
+	// from a pool: holes are added and removed on every move.
+	std::pmr::unsynchronized_pool_resource pool_;
+	std::pmr::set<std::tuple<uint64_t, uint64_t, uint32_t>> by_size_{&pool_};
 	uint64_t size_, free_ = 0, seq_ = 0;
 	uint32_t rng_ = 0x2545f491u;
 };
