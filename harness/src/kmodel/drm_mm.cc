@@ -86,6 +86,31 @@ void DrmMm::rm_hole(uint32_t t)
 	free_ -= x.pages;
 }
 
+bool DrmMm::reshape_in(uint32_t node, uint32_t t, uint64_t start, uint64_t pages)
+{
+	if (node == kNil)
+		return false;
+	if (node == t) {
+		n_[t].start = start;
+		n_[t].pages = pages;
+	} else if (!reshape_in(n_[t].start < n_[node].start ? n_[node].l : n_[node].r, t, start,
+	                       pages)) {
+		return false;
+	}
+	pull(node);
+	return true;
+}
+
+void DrmMm::reshape_hole(uint32_t t, uint64_t start, uint64_t pages)
+{
+	Node &x = n_[t];
+	by_size_.erase({x.pages, ~x.seq, t});
+	free_ += pages - x.pages;
+	reshape_in(root_, t, start, pages); // searched by its old start, then moved
+	x.seq = ++seq_;
+	by_size_.insert({pages, ~x.seq, t});
+}
+
 uint32_t DrmMm::highest_fit(uint64_t pages) const
 {
 	uint32_t t = root_;
@@ -141,29 +166,37 @@ uint64_t DrmMm::insert(uint64_t pages, Mode mode)
 			return UINT64_MAX;
 	}
 	const uint64_t hs = n_[t].start, hp = n_[t].pages;
-	rm_hole(t);
-	if (mode == Mode::Best) {
-		if (hp > pages)
-			add_hole(hs + pages, hp - pages);
+	if (hp == pages) {
+		rm_hole(t);
 		return hs;
 	}
-	if (hp > pages)
-		add_hole(hs, hp - pages);
+	// what is left of the hole is added anew (add_hole() in drm_mm)
+	if (mode == Mode::Best) {
+		reshape_hole(t, hs + pages, hp - pages);
+		return hs;
+	}
+	reshape_hole(t, hs, hp - pages);
 	return hs + hp - pages;
 }
 
 void DrmMm::remove(uint64_t start, uint64_t pages)
 {
+	// The merged hole is added anew (drm_mm_remove_node()'s add_hole(prev_node)); reusing a
+	// neighbour's node keeps the address order, so no split or merge is needed for it.
+	const uint32_t before = ending_at(start), after = find(start + pages);
 	uint64_t s = start, e = start + pages;
-	if (uint32_t before = ending_at(start); before != kNil) {
-		s = n_[before].start;
-		rm_hole(before);
-	}
-	if (uint32_t after = find(e); after != kNil) {
+	if (after != kNil)
 		e += n_[after].pages;
-		rm_hole(after);
+	if (before != kNil) {
+		s = n_[before].start;
+		if (after != kNil)
+			rm_hole(after);
+		reshape_hole(before, s, e - s);
+	} else if (after != kNil) {
+		reshape_hole(after, s, e - s);
+	} else {
+		add_hole(s, e - s);
 	}
-	add_hole(s, e - s);
 }
 
 std::vector<DrmMm::Hole> DrmMm::hole_list() const

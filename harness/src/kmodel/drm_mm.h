@@ -47,6 +47,10 @@ private:
 	};
 	void add_hole(uint64_t start, uint64_t pages);
 	void rm_hole(uint32_t t);
+	// The hole t becomes [start, start + pages), added now; its place in address order must
+	// not change (it does not: holes never overlap). No split or merge.
+	void reshape_hole(uint32_t t, uint64_t start, uint64_t pages);
+	bool reshape_in(uint32_t node, uint32_t t, uint64_t start, uint64_t pages);
 	uint32_t highest_fit(uint64_t pages) const;
 	uint32_t find(uint64_t start) const;          // hole starting at start, or kNil
 	uint32_t ending_at(uint64_t end) const;       // hole ending at end, or kNil
