@@ -201,6 +201,22 @@ TEST(BadInput, V21CsRecords)
 	EXPECT_NE(error_of(v2(2, "")).find("unsupported version 2.2"), std::string::npos);
 }
 
+TEST(BadInput, CreateFlagsImportedNeedsV21)
+{
+	// create buffer 0 with flags f, then END (count 1)
+	auto with_flags = [](uint8_t minor, char f) {
+		return v2(minor, std::string("\x10\x00\x00\x80\x20", 5) + f + std::string("\x0f\x00\x01", 3));
+	};
+	EXPECT_EQ(error_of(with_flags(1, 3)), "");
+	EXPECT_EQ(error_of(with_flags(0, 1)), "");
+	EXPECT_NE(error_of(with_flags(0, 2)).find("byte 14: unknown create flags 2 (the imported flag needs "
+	                                          "version 2.1)"),
+	          std::string::npos)
+	    << error_of(with_flags(0, 2));
+	EXPECT_NE(error_of(with_flags(1, 4)).find("byte 14: unknown create flags 4"), std::string::npos)
+	    << error_of(with_flags(1, 4));
+}
+
 TEST(BadInput, ZstdCorruptionIsReportedWhereItIs)
 {
 	// A v2 trace of some size with four bytes overwritten deep inside: the error names a

@@ -12,6 +12,7 @@ namespace {
 bool same(const Event &a, const Event &b, bool times = true)
 {
 	return a.type == b.type && a.id == b.id && a.size == b.size && a.high_prio == b.high_prio &&
+	       a.imported == b.imported &&
 	       a.domain == b.domain && a.score == b.score && (!times || a.time_us == b.time_us);
 }
 
@@ -113,6 +114,10 @@ TEST(Formats, V2HoldsFramesScoresContextsDomainsAndMicroseconds)
 	c->domain = DomainVram;
 	add(EventType::Score, 0, 6)->score = 0xfffffffe;
 	add(EventType::Write, 0, 1000007)->domain = DomainVram | DomainGtt;
+	auto *imp = add(EventType::Create, 1, 1000007); // a dma-buf import (v2.1 flag bit 1)
+	imp->size = 8192;
+	imp->imported = true;
+	imp->domain = DomainGtt;
 	add(EventType::Frame, 0, 1000008);
 	add(EventType::Cpu, 0, 1000009)->domain = DomainCpu;
 	add(EventType::Destroy, 0, 2000000);

@@ -90,8 +90,9 @@ void cmd_show(const std::string &file, const std::string &color)
 		const char *off = tty ? "\033[0m" : "";
 		switch (e.type) {
 		case EventType::Create:
-			std::printf("%screate buffer %u at %s (%llu bytes%s)%s\n", on, e.id, when,
-			            (unsigned long long)e.size, e.high_prio ? ", high priority" : "", off);
+			std::printf("%screate buffer %u at %s (%llu bytes%s%s)%s\n", on, e.id, when,
+			            (unsigned long long)e.size, e.high_prio ? ", high priority" : "",
+			            e.imported ? ", imported" : "", off);
 			break;
 		case EventType::Frame: std::printf("%send of frame at %s%s\n", on, when, off); break;
 		case EventType::Score:
@@ -121,7 +122,7 @@ void cmd_show(const std::string &file, const std::string &color)
 
 // Counts what a conversion loses, so the user is told.
 struct Losses {
-	uint64_t on_destroyed = 0, v2_only = 0, domains = 0, clipped = 0, sub_ms = 0;
+	uint64_t on_destroyed = 0, v2_only = 0, domains = 0, clipped = 0, sub_ms = 0, imported = 0;
 	bool meta = false;
 };
 
@@ -177,6 +178,7 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 				continue;
 			}
 			loss.domains += e.domain != 0;
+			loss.imported += e.type == EventType::Create && e.imported;
 			loss.sub_ms += e.time_us % 1000 != 0;
 			const uint64_t ms = e.time_us / 1000;
 			if (target == Format::Bostats1 && ms > last_ms + 31)
@@ -207,6 +209,9 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	if (loss.clipped)
 		std::fprintf(stderr, "  clipped %llu gaps longer than 31 ms (bostats1 limit)\n",
 		             (unsigned long long)loss.clipped);
+	if (loss.imported)
+		std::fprintf(stderr, "  dropped the imported flag of %llu buffers (%s cannot hold it)\n",
+		             (unsigned long long)loss.imported, std::string(format_name(target)).c_str());
 	if (loss.meta)
 		std::fprintf(stderr, "  dropped the metadata header\n");
 }

@@ -38,6 +38,7 @@ struct Event {
 	EventType type = EventType::Create;
 	uint8_t domain = 0;   // 0 = unknown
 	bool high_prio = false;
+	bool imported = false; // Create only (v2.1): a dma-buf/flink import or a user pointer
 	uint32_t id = 0;      // buffer id: creation order index (also the context id for Context)
 	uint64_t size = 0;    // Create only
 	uint64_t time_us = 0; // absolute, from the trace's origin

@@ -96,10 +96,13 @@ public:
 					src_->fail_at(off, "too many buffers");
 				e.id = static_cast<uint32_t>(id);
 				e.size = uleb(off);
+				// bit 1 (imported) is new in 2.1
 				const uint64_t flags = uleb(off);
-				if (flags > 1)
-					src_->fail_at(off, "unknown create flags " + std::to_string(flags));
+				if (flags > (minor_ >= 1 ? 3u : 1u))
+					src_->fail_at(off, "unknown create flags " + std::to_string(flags) +
+					                       (flags <= 3 ? " (the imported flag needs version 2.1)" : ""));
 				e.high_prio = flags & 1;
+				e.imported = flags & 2;
 				created_.push_back(false);
 				break;
 			}
@@ -240,7 +243,7 @@ public:
 			creates_++;
 			uleb(e.id);
 			uleb(e.size);
-			uleb(e.high_prio ? 1 : 0);
+			uleb((e.high_prio ? 1 : 0) | (e.imported ? 2 : 0));
 			break;
 		case EventType::Frame: break;
 		case EventType::Score:
