@@ -81,6 +81,25 @@ expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace st
 : >"$work/empty.bin"
 expect_fail "empty file" "empty.bin: byte 0: empty file" "$bin" trace stats "$work/empty.bin"
 
+# A v2 file cut short (a killed program) is read up to its last FRAME, with a warning, by every
+# command; one without a complete FRAME stays an error.
+"$bin" trace convert "$src"/tests/data/glsmoke-barts-2.51.vrl "$work/g.vrl" 2>/dev/null || bad "convert glsmoke"
+size=$(stat -c %s "$work/g.vrl")
+head -c $((size * 2 / 3)) "$work/g.vrl" >"$work/gcut.vrl"
+for cmd in "trace stats" "trace show" "trace convert" "sim --quiet --vram 4" "sim --model kernel --quiet --vram 4"; do
+	extra=""
+	[ "$cmd" = "trace convert" ] && extra="$work/gcut2.vrl"
+	if $bin $cmd "$work/gcut.vrl" $extra >"$work/cut.out" 2>"$work/cut.err"; then
+		grep -q "warning: .*gcut.vrl: truncated at decompressed byte [0-9]* (no END record; the zstd stream is cut at compressed byte [0-9]*): using the [0-9]* records up to frame [0-9]*, dropping 0 records after it" "$work/cut.err" &&
+			ok || bad "$cmd of a cut trace: $(cat "$work/cut.err")"
+	else
+		bad "$cmd of a cut trace: exit $?: $(cat "$work/cut.err")"
+	fi
+done
+"$bin" trace stats "$work/gcut2.vrl" 2>&1 | grep -q warning && bad "the converted prefix is whole" || ok
+head -c 200 "$work/g.vrl" >"$work/gcut3.vrl"
+expect_fail "cut before any frame" "gcut3.vrl: truncated zstd stream" "$bin" trace stats "$work/gcut3.vrl"
+
 # Exit status: 2 for usage, 1 for data; one error style.
 expect_status() { # expect_status CODE "what" cmd...
 	local want=$1 what=$2

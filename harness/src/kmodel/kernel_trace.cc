@@ -144,6 +144,7 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 	synth.close();
 	t.skipped = r.skipped();
 	t.repair = r.repair();
+	t.truncated = r.truncated();
 	if (has_cs && has_access)
 		throw TraceError(name + ": the trace mixes CS records with READ/WRITE records");
 	t.accesses = t.relocs.size();

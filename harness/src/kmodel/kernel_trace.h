@@ -37,6 +37,7 @@ struct KernelTrace {
 	uint64_t skipped = 0;          // events on destroyed ids left out (thesis corpus defect)
 	RepairReport repair;           // what repair did (OnDestroyed::Repair)
 	uint64_t accesses = 0;         // buffer uses in all CS (relocations)
+	bool truncated = false;        // a v2 file cut short, read up to its last FRAME
 };
 
 // Events on destroyed ids (the thesis corpus defect) are skipped or repaired (filters.h).

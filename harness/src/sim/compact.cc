@@ -37,6 +37,7 @@ CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &n
 	t.skipped = rr.skipped();
 	t.skipped_at_create = rr.skipped_at_create();
 	t.repair = rr.repair();
+	t.truncated = rr.truncated();
 	return t;
 }
 

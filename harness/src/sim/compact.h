@@ -24,6 +24,7 @@ struct CompactTrace {
 	uint64_t skipped = 0;        // events on destroyed ids left out
 	std::vector<uint64_t> skipped_at_create; // of those, before the k-th create (cut runs)
 	RepairReport repair;         // what repair did (OnDestroyed::Repair)
+	bool truncated = false;      // a v2 file cut short, read up to its last FRAME
 };
 
 CompactTrace load_compact(const std::string &path, OnDestroyed mode);

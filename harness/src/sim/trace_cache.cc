@@ -121,6 +121,8 @@ T cached(const std::string &path, const char *kind, OnDestroyed mode,
 			return t;
 	}
 	T t = decode();
+	if (t.truncated)
+		return t; // read again next time, so that its warning shows every time
 	std::error_code ec;
 	fs::create_directories(cache_dir(), ec);
 	const std::string tmp = file + ".tmp." + std::to_string(::getpid());

@@ -61,4 +61,11 @@ struct TraceError : std::runtime_error {
 	using std::runtime_error::runtime_error;
 };
 
+// The input stops early: a cut gzip or zstd stream, a cut record, no END record. An error like
+// any other, except that the v2 reader recovers from it by ending at the last complete FRAME
+// (docs/trace-v2.md, "Truncated files").
+struct TruncatedInput : TraceError {
+	using TraceError::TraceError;
+};
+
 } // namespace vramlab

@@ -64,6 +64,8 @@ public:
 	uint64_t skipped() const { return skip_->skipped(); }
 	const std::vector<uint64_t> &skipped_at_create() const { return skip_->skipped_at_create(); }
 	RepairReport repair() const { return repair_ ? repair_->report() : RepairReport{}; }
+	// The file stops early and was read up to its last FRAME (known at its end).
+	bool truncated() const { return src_->info().truncated; }
 
 private:
 	std::unique_ptr<TraceReader> src_;

@@ -1,7 +1,10 @@
 // Format detection, the factories and CsExpander; each format lives in format_<name>.cc.
 #include "trace/format.h"
 
+#include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "trace/format_detail.h"
 
@@ -57,6 +60,29 @@ std::unique_ptr<TraceReader> open_source(std::unique_ptr<ByteSource> src)
 }
 
 } // namespace
+
+namespace {
+std::mutex warn_mu;
+WarningHandler warn_handler;
+std::set<std::string> warned;
+} // namespace
+
+void set_warning_handler(WarningHandler h)
+{
+	std::lock_guard lk(warn_mu);
+	warn_handler = std::move(h);
+}
+
+void warn(const std::string &text)
+{
+	std::lock_guard lk(warn_mu);
+	if (warn_handler) {
+		warn_handler(text);
+		return;
+	}
+	if (warned.insert(text).second)
+		std::fprintf(stderr, "vramlab: warning: %s\n", text.c_str());
+}
 
 std::string_view format_name(Format f)
 {

@@ -1,6 +1,7 @@
 // Trace readers and writers for the three formats: the thesis's raw text, its binary `bostats1`,
 // and vramlab's v2 (docs/trace-v2.md). Readers stream: one event at a time.
 #pragma once
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,7 +20,17 @@ struct TraceInfo {
 	Format format = Format::Text;
 	uint32_t declared_buffers = 0; // bostats1 header N (0 when the format has none)
 	std::map<std::string, std::string> meta; // v2 header
+	// v2: the file stops early and was read up to its last complete FRAME (set at its end;
+	// a warning says so).
+	bool truncated = false;
 };
+
+// Warnings of the readers (a truncated v2 file read up to its last FRAME). The default handler
+// prints "vramlab: warning: <text>" on stderr, each distinct text once per process (a trace
+// read twice warns once); set_warning_handler(nullptr) restores it. Thread-safe.
+using WarningHandler = std::function<void(const std::string &)>;
+void set_warning_handler(WarningHandler h);
+void warn(const std::string &text);
 
 class TraceReader {
 public:

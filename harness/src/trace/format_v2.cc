@@ -53,86 +53,198 @@ public:
 
 	bool next(Event &e) override
 	{
-		for (;;) {
-			if (ended_) {
-				uint8_t extra;
-				if (src_->get(extra))
-					src_->fail_at(src_->offset() - 1, "data after the END record");
+		if (at_ == pending_.size()) {
+			if (unconfirmed_ && !done_)
+				return next_unconfirmed(e);
+			if (!fill())
 				return false;
-			}
-			const uint64_t off = src_->offset();
-			uint8_t tag;
-			if (!src_->get(tag))
-				src_->fail_at(off, "truncated trace: the stream stops without an END record");
-			const unsigned type = tag & 15, domain = tag >> 4;
-			if (domain > 7)
-				src_->fail_at(off, "domain bits " + std::to_string(domain) + " out of range");
-			const uint64_t dt = uleb(off);
-			if (type == kV2End) {
-				const uint64_t count = uleb(off);
-				if (count != records_)
-					src_->fail_at(off, "END count " + std::to_string(count) + " but " +
-					                       std::to_string(records_) + " records were read");
-				ended_ = true;
-				continue;
-			}
-			if (type > 8 || (type == 8 && minor_ < 1))
-				src_->fail_at(off, "unknown record type " + std::to_string(type) +
-				                       (type == 8 ? " (CS records need version 2.1)" : ""));
-			records_++;
-			time_us_ += dt;
-			e = Event{};
-			e.type = static_cast<EventType>(type);
-			e.domain = static_cast<uint8_t>(domain);
-			e.time_us = time_us_;
-			switch (e.type) {
-			case EventType::Create: {
-				const uint64_t id = uleb(off);
-				if (id != created_.size())
-					src_->fail_at(off, "create of buffer " + std::to_string(id) +
-					                       " out of order (expected " +
-					                       std::to_string(created_.size()) + ")");
-				if (id >= (1u << 29))
-					src_->fail_at(off, "too many buffers");
-				e.id = static_cast<uint32_t>(id);
-				e.size = uleb(off);
-				// bit 1 (imported) is new in 2.1
-				const uint64_t flags = uleb(off);
-				if (flags > (minor_ >= 1 ? 3u : 1u))
-					src_->fail_at(off, "unknown create flags " + std::to_string(flags) +
-					                       (flags <= 3 ? " (the imported flag needs version 2.1)" : ""));
-				e.high_prio = flags & 1;
-				e.imported = flags & 2;
-				created_.push_back(false);
-				break;
-			}
-			case EventType::Frame: break;
-			case EventType::Cs: read_cs(off, e); break;
-			case EventType::Context: {
-				const uint64_t ctx = uleb(off);
-				if (ctx > UINT32_MAX)
-					src_->fail_at(off, "context id out of range");
-				e.id = static_cast<uint32_t>(ctx);
-				break;
-			}
-			default: {
-				e.id = live_id(off, e.type);
-				if (e.type == EventType::Score) {
-					const uint64_t s = uleb(off);
-					if (s > UINT32_MAX)
-						src_->fail_at(off, "score " + std::to_string(s) + " exceeds 2^32-1");
-					e.score = static_cast<uint32_t>(s);
-				}
-				if (e.type == EventType::Destroy)
-					created_[e.id] = true; // dead from now on
-			}
-			}
-			return true;
 		}
+		const Pending &p = pending_[at_++];
+		e = p.e;
+		if (e.type == EventType::Cs)
+			e.relocs = pool_.data() + p.first;
+		emitted_++;
+		return true;
 	}
 
 private:
-	void read_cs(uint64_t off, Event &e)
+	// Records are read ahead up to the next FRAME (or END) before any of them is handed out, so
+	// that a file that stops early can still end at its last complete FRAME (trace-v2.md,
+	// "Truncated files"). After more than kKeepBack records without a FRAME (a converted trace
+	// has none) records go out one by one, unconfirmed, until the next FRAME: a cut among them
+	// is an error.
+	static constexpr size_t kKeepBack = 1 << 16, kKeepBackRelocs = 1 << 20;
+	struct Pending {
+		Event e;
+		size_t first = 0; // a CS record's relocations in pool_
+	};
+
+	// Past kKeepBack records without a FRAME: straight through, up to the next FRAME.
+	bool next_unconfirmed(Event &e)
+	{
+		pool_.clear();
+		size_t first = 0;
+		try {
+			if (!read_record(e, first)) {
+				end_of_stream();
+				return false;
+			}
+		} catch (const TruncatedInput &t) {
+			cut(t);
+		}
+		if (e.type == EventType::Cs)
+			e.relocs = pool_.data() + first;
+		else if (e.type == EventType::Frame)
+			frames_++, unconfirmed_ = false;
+		emitted_++;
+		return true;
+	}
+
+	bool fill()
+	{
+		pending_.clear();
+		pool_.clear();
+		at_ = 0;
+		if (done_)
+			return false;
+		try {
+			for (;;) {
+				Pending &p = pending_.emplace_back();
+				if (!read_record(p.e, p.first)) {
+					pending_.pop_back();
+					end_of_stream();
+					break;
+				}
+				if (p.e.type == EventType::Frame) {
+					frames_++;
+					unconfirmed_ = false;
+					break;
+				}
+				if (pending_.size() >= kKeepBack || pool_.size() >= kKeepBackRelocs) {
+					unconfirmed_ = true;
+					break;
+				}
+			}
+		} catch (const TruncatedInput &t) {
+			pending_.pop_back(); // the record that was being read
+			cut(t);
+		}
+		return !pending_.empty();
+	}
+
+	// The stream stopped early: end at the last complete FRAME, or fail as before.
+	void cut(const TruncatedInput &t)
+	{
+		if (!frames_)
+			throw TraceError(std::string(t.what()) + " (no complete FRAME record to end at)");
+		if (unconfirmed_)
+			throw TraceError(std::string(t.what()) + " (its last FRAME is more than " +
+			                 std::to_string(kKeepBack) + " records back, too far to end there)");
+		const uint64_t end = src_->offset();
+		std::string why = "no END record";
+		if (src_->stream_cut())
+			why += std::string("; the ") +
+			       (src_->compression() == Compression::Gzip ? "gzip" : "zstd") +
+			       " stream is cut at compressed byte " + std::to_string(src_->raw_offset());
+		if (end > rec_start_)
+			why += "; the last record is incomplete";
+		warn(src_->name() + ": truncated at decompressed byte " + std::to_string(end) + " (" +
+		     why + "): using the " + std::to_string(emitted_) + " records up to frame " +
+		     std::to_string(frames_) + ", dropping " + std::to_string(pending_.size()) +
+		     " records after it");
+		info_.truncated = true;
+		pending_.clear();
+		done_ = true;
+	}
+
+	// After END: nothing may follow. A compressed stream cut right after END lost nothing.
+	void end_of_stream()
+	{
+		done_ = true;
+		uint8_t extra;
+		try {
+			if (src_->get(extra))
+				src_->fail_at(src_->offset() - 1, "data after the END record");
+		} catch (const TruncatedInput &) {
+			warn(src_->name() + ": the compressed stream is cut after the END record (all " +
+			     std::to_string(records_) + " records are there)");
+		}
+	}
+
+	// One record into e (a CS's relocations at pool_[first]); false at END. A stream that
+	// stops throws TruncatedInput.
+	bool read_record(Event &e, size_t &first)
+	{
+		const uint64_t off = rec_start_ = src_->offset();
+		uint8_t tag;
+		if (!src_->get(tag))
+			src_->fail_truncated_at(off, "truncated trace: the stream stops without an END record");
+		const unsigned type = tag & 15, domain = tag >> 4;
+		if (domain > 7)
+			src_->fail_at(off, "domain bits " + std::to_string(domain) + " out of range");
+		const uint64_t dt = uleb(off);
+		if (type == kV2End) {
+			const uint64_t count = uleb(off);
+			if (count != records_)
+				src_->fail_at(off, "END count " + std::to_string(count) + " but " +
+				                       std::to_string(records_) + " records were read");
+			return false;
+		}
+		if (type > 8 || (type == 8 && minor_ < 1))
+			src_->fail_at(off, "unknown record type " + std::to_string(type) +
+			                       (type == 8 ? " (CS records need version 2.1)" : ""));
+		records_++;
+		time_us_ += dt;
+		e = Event{};
+		e.type = static_cast<EventType>(type);
+		e.domain = static_cast<uint8_t>(domain);
+		e.time_us = time_us_;
+		switch (e.type) {
+		case EventType::Create: {
+			const uint64_t id = uleb(off);
+			if (id != created_.size())
+				src_->fail_at(off, "create of buffer " + std::to_string(id) +
+				                       " out of order (expected " + std::to_string(created_.size()) +
+				                       ")");
+			if (id >= (1u << 29))
+				src_->fail_at(off, "too many buffers");
+			e.id = static_cast<uint32_t>(id);
+			e.size = uleb(off);
+			// bit 1 (imported) is new in 2.1
+			const uint64_t flags = uleb(off);
+			if (flags > (minor_ >= 1 ? 3u : 1u))
+				src_->fail_at(off, "unknown create flags " + std::to_string(flags) +
+				                       (flags <= 3 ? " (the imported flag needs version 2.1)" : ""));
+			e.high_prio = flags & 1;
+			e.imported = flags & 2;
+			created_.push_back(false);
+			break;
+		}
+		case EventType::Frame: break;
+		case EventType::Cs: read_cs(off, e, first); break;
+		case EventType::Context: {
+			const uint64_t ctx = uleb(off);
+			if (ctx > UINT32_MAX)
+				src_->fail_at(off, "context id out of range");
+			e.id = static_cast<uint32_t>(ctx);
+			break;
+		}
+		default: {
+			e.id = live_id(off, e.type);
+			if (e.type == EventType::Score) {
+				const uint64_t s = uleb(off);
+				if (s > UINT32_MAX)
+					src_->fail_at(off, "score " + std::to_string(s) + " exceeds 2^32-1");
+				e.score = static_cast<uint32_t>(s);
+			}
+			if (e.type == EventType::Destroy)
+				created_[e.id] = true; // dead from now on
+		}
+		}
+		return true;
+	}
+
+	void read_cs(uint64_t off, Event &e, size_t &first)
 	{
 		if (e.domain)
 			src_->fail_at(off, "domain bits on a CS record");
@@ -145,12 +257,14 @@ private:
 			src_->fail_at(off, "CS with " + std::to_string(n) + " buffers (at most 2^20)");
 		e.ring = static_cast<uint8_t>(ring);
 		e.cs_scores = flags & 1;
-		relocs_.resize(n);
-		for (CsReloc &r : relocs_) {
+		first = pool_.size();
+		pool_.resize(first + n);
+		for (size_t i = 0; i < n; i++) {
+			CsReloc &r = pool_[first + i];
 			r.id = live_id(off, EventType::Cs);
 			uint8_t dom, prio;
 			if (!src_->get(dom) || !src_->get(prio))
-				src_->fail_at(off, "truncated record");
+				src_->fail_truncated_at(off, "truncated record");
 			if (dom & 0x80)
 				src_->fail_at(off, "unknown relocation bits in CS record");
 			if (prio > 15)
@@ -171,20 +285,18 @@ private:
 			r.score = e.cs_scores ? last_score_[r.id] : kScoreNeutral;
 		}
 		e.nrelocs = static_cast<uint32_t>(n);
-		e.relocs = relocs_.data();
 	}
 
 	uint32_t live_id(uint64_t off, EventType t)
 	{
 		const uint64_t id = uleb(off);
+		if (id < created_.size() && !created_[id]) [[likely]]
+			return static_cast<uint32_t>(id);
 		const std::string what = t == EventType::Cs ? "a CS names buffer " + std::to_string(id)
 		                                            : std::string(event_name(t)) + " of buffer " +
 		                                                      std::to_string(id);
-		if (id >= created_.size())
-			src_->fail_at(off, what + " that was not created");
-		if (created_[id])
-			src_->fail_at(off, what + " after its destroy");
-		return static_cast<uint32_t>(id);
+		src_->fail_at(off, what + (id >= created_.size() ? " that was not created"
+		                                                 : " after its destroy"));
 	}
 
 	uint64_t uleb(uint64_t rec_off)
@@ -193,7 +305,7 @@ private:
 		for (unsigned shift = 0; shift < 70; shift += 7) {
 			uint8_t b;
 			if (!src_->get(b))
-				src_->fail_at(rec_off, "truncated record");
+				src_->fail_truncated_at(rec_off, "truncated record");
 			if (shift == 63 && b > 1)
 				src_->fail_at(rec_off, "varint overflows 64 bits");
 			v |= uint64_t(b & 0x7f) << shift;
@@ -205,11 +317,13 @@ private:
 
 	std::unique_ptr<ByteSource> src_;
 	std::vector<bool> created_; // per id: destroyed yet?
-	std::vector<CsReloc> relocs_;      // the current CS record's buffers
 	std::vector<uint32_t> last_score_; // per id: the last score sent (CS records)
-	uint64_t time_us_ = 0, records_ = 0;
+	std::vector<Pending> pending_;     // read, not yet handed out (up to a FRAME)
+	std::vector<CsReloc> pool_;        // their CS records' relocations
+	size_t at_ = 0;                    // next of pending_ to hand out
+	uint64_t time_us_ = 0, records_ = 0, emitted_ = 0, frames_ = 0, rec_start_ = 0;
 	uint8_t minor_ = 0;
-	bool ended_ = false;
+	bool done_ = false, unconfirmed_ = false;
 };
 
 class V2Writer : public TraceWriter {
@@ -254,6 +368,9 @@ public:
 		default: uleb(e.id);
 		}
 		records_++;
+		// As Mesa does: a writer killed later leaves a file readable up to here.
+		if (e.type == EventType::Frame)
+			sink_.flush();
 	}
 	void close() override
 	{

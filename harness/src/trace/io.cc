@@ -117,6 +117,11 @@ void ByteSource::fail_at(uint64_t off, const std::string &what) const
 	throw TraceError(name_ + ": byte " + std::to_string(off) + ": " + what);
 }
 
+void ByteSource::fail_truncated_at(uint64_t off, const std::string &what) const
+{
+	throw TruncatedInput(name_ + ": byte " + std::to_string(off) + ": " + what);
+}
+
 bool ByteSource::refill()
 {
 	consumed_ += len_;
@@ -149,10 +154,12 @@ bool ByteSource::refill()
 				inflateReset(&z);
 				codec_done_ = false;
 			}
-			if (no_input)
-				throw TraceError(name_ + ": truncated gzip stream (ends at compressed byte " +
-				                 std::to_string(raw_consumed_) + ", decompressed byte " +
-				                 std::to_string(offset()) + ")");
+			if (no_input) {
+				stream_cut_ = true;
+				throw TruncatedInput(name_ + ": truncated gzip stream (ends at compressed byte " +
+				                     std::to_string(raw_consumed_) + ", decompressed byte " +
+				                     std::to_string(offset()) + ")");
+			}
 			z.next_in = in_.data() + in_pos_;
 			z.avail_in = static_cast<uInt>(in_len_ - in_pos_);
 			z.next_out = buf_.data();
@@ -168,10 +175,12 @@ bool ByteSource::refill()
 				codec_done_ = true;
 		} else {
 			if (no_input) {
-				if (codec_->zstd_hint != 0)
-					throw TraceError(name_ + ": truncated zstd stream (ends at compressed byte " +
-					                 std::to_string(raw_consumed_) + ", decompressed byte " +
-					                 std::to_string(offset()) + ")");
+				if (codec_->zstd_hint != 0) {
+					stream_cut_ = true;
+					throw TruncatedInput(name_ + ": truncated zstd stream (ends at compressed byte " +
+					                     std::to_string(raw_consumed_) + ", decompressed byte " +
+					                     std::to_string(offset()) + ")");
+				}
 				return false;
 			}
 			ZSTD_inBuffer in{in_.data(), in_len_, in_pos_};
@@ -253,37 +262,49 @@ void ByteSink::write(const void *p, size_t n)
 		put(s[i]);
 }
 
-void ByteSink::flush_buffer(bool end)
+void ByteSink::flush_buffer(Mode mode)
 {
 	auto emit = [&](const uint8_t *d, size_t n) {
 		if (n && std::fwrite(d, 1, n, file_) != n)
 			throw TraceError(path_ + ": write error: " + std::strerror(errno));
 	};
+	const bool end = mode == Mode::End, flush = mode == Mode::Flush;
 	if (comp_ == Compression::None) {
 		emit(buf_.data(), buf_.size());
 	} else if (comp_ == Compression::Gzip) {
 		z_stream &z = codec_->z;
 		z.next_in = buf_.data();
 		z.avail_in = static_cast<uInt>(buf_.size());
+		const int how = end ? Z_FINISH : flush ? Z_SYNC_FLUSH : Z_NO_FLUSH;
 		int r;
 		do {
 			z.next_out = out_.data();
 			z.avail_out = static_cast<uInt>(out_.size());
-			r = deflate(&z, end ? Z_FINISH : Z_NO_FLUSH);
+			r = deflate(&z, how);
 			emit(out_.data(), out_.size() - z.avail_out);
-		} while (z.avail_in || (end && r != Z_STREAM_END));
+		} while (z.avail_in || (end && r != Z_STREAM_END) || (flush && z.avail_out == 0));
 	} else {
 		ZSTD_inBuffer in{buf_.data(), buf_.size(), 0};
+		const ZSTD_EndDirective how = end ? ZSTD_e_end : flush ? ZSTD_e_flush : ZSTD_e_continue;
 		size_t r;
 		do {
 			ZSTD_outBuffer out{out_.data(), out_.size(), 0};
-			r = ZSTD_compressStream2(codec_->zstd, &out, &in, end ? ZSTD_e_end : ZSTD_e_continue);
+			r = ZSTD_compressStream2(codec_->zstd, &out, &in, how);
 			if (ZSTD_isError(r))
 				throw TraceError(path_ + ": zstd: " + ZSTD_getErrorName(r));
 			emit(out_.data(), out.pos);
-		} while (in.pos < in.size || (end && r != 0));
+		} while (in.pos < in.size || (how != ZSTD_e_continue && r != 0));
 	}
 	buf_.clear();
+}
+
+void ByteSink::flush()
+{
+	if (closed_)
+		return;
+	flush_buffer(Mode::Flush);
+	if (std::fflush(file_) != 0)
+		throw TraceError(path_ + ": write error: " + std::strerror(errno));
 }
 
 void ByteSink::close()
@@ -291,7 +312,7 @@ void ByteSink::close()
 	if (closed_)
 		return;
 	closed_ = true;
-	flush_buffer(true);
+	flush_buffer(Mode::End);
 	if (file_ != stdout) {
 		if (std::fclose(file_) != 0)
 			throw TraceError(path_ + ": close failed: " + std::strerror(errno));

@@ -44,6 +44,12 @@ public:
 	uint64_t size_hint() const { return size_hint_; }
 	[[noreturn]] void fail(const std::string &what) const; // "<file>: byte <offset>: <what>"
 	[[noreturn]] void fail_at(uint64_t off, const std::string &what) const;
+	// The same message, thrown as TruncatedInput (the data stops at `off`).
+	[[noreturn]] void fail_truncated_at(uint64_t off, const std::string &what) const;
+	// Whether the compressed stream itself was cut (TruncatedInput from the codec).
+	bool stream_cut() const { return stream_cut_; }
+	// Compressed (raw) bytes read so far.
+	uint64_t raw_offset() const { return raw_consumed_; }
 
 private:
 	void detect();
@@ -64,7 +70,7 @@ private:
 	uint64_t size_hint_ = 0;
 	size_t pos_ = 0, len_ = 0;
 	uint64_t consumed_ = 0; // decompressed bytes before buf_
-	bool raw_eof_ = false, codec_done_ = true;
+	bool raw_eof_ = false, codec_done_ = true, stream_cut_ = false;
 };
 
 class ByteSink {
@@ -76,14 +82,18 @@ public:
 	void put(uint8_t b)
 	{
 		if (buf_.size() == buf_.capacity())
-			flush_buffer(false);
+			flush_buffer(Mode::Continue);
 		buf_.push_back(b);
 	}
 	void write(const void *p, size_t n);
+	// Everything so far reaches the file in a form a reader can decompress on its own (a zstd
+	// or zlib flush), so that a writer killed later leaves a readable prefix.
+	void flush();
 	void close();
 
 private:
-	void flush_buffer(bool end);
+	enum class Mode { Continue, Flush, End };
+	void flush_buffer(Mode mode);
 	std::string path_;
 	FILE *file_ = nullptr;
 	Compression comp_;
