@@ -1,10 +1,11 @@
 // libFuzzer target: every trace parser (text, bostats1, v2; plain, gzip or zstd), then the
-// whole pipeline behind it: stats, repair, compaction, a thesis-model replay and the kernel
-// model (which reads CS records). Bad input must end in a
-// TraceError, never in a crash, a sanitizer report or a hang.
+// whole pipeline behind it: stats, the score contract, repair, compaction, a thesis-model replay
+// and the kernel model (which reads CS records). v2 files cut short are read up to their last
+// FRAME. Bad input must end in a TraceError, never in a crash, a sanitizer report or a hang.
 #include <cstdint>
 
 #include "kmodel/kernel_model.h"
+#include "mlp/score_contract.h"
 #include "sim/compact.h"
 #include "sim/sim.h"
 #include "trace/stats.h"
@@ -26,6 +27,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		compute_stats(*r, "fuzz");
 	} catch (const TraceError &) {
 		return 0;
+	}
+	try { // the score contract over whatever the trace holds
+		static const Mlp mlp = [] {
+			Mlp m;
+			for (size_t i = 0; i < m.p.size(); i++)
+				m.p[i] = float(int(i * 29 % 17) - 8) / 8.0f;
+			return m;
+		}();
+		auto r = open_trace_memory(data, size, "fuzz");
+		ScoreTracker t(mlp, 1 << 28, size % 2 ? Refresh::Age : Refresh::Access);
+		Event e;
+		while (r->next(e))
+			track_event(t, e);
+	} catch (const TraceError &) {
 	}
 	try {
 		const CompactTrace t = load_compact(

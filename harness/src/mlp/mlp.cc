@@ -47,7 +47,7 @@ std::array<float, kMlpInputs> Mlp::inputs(const BufferStats &s)
 	};
 }
 
-uint32_t Mlp::score_inputs(const std::array<float, kMlpInputs> &x) const
+float Mlp::output_z_inputs(const std::array<float, kMlpInputs> &x) const
 {
 	float a[kMlpInputs], h[kMlpInputs];
 	for (int i = 0; i < kMlpInputs; i++)
@@ -62,10 +62,27 @@ uint32_t Mlp::score_inputs(const std::array<float, kMlpInputs> &x) const
 	float sum = 0.0f;
 	for (int j = 0; j < kMlpInputs; j++)
 		sum = sum + p[kOut + j] * h[j];
-	float o = smootherstep(sum + p[kOut + 9]);
+	return sum + p[kOut + 9];
+}
+
+uint32_t Mlp::score_inputs(const std::array<float, kMlpInputs> &x) const
+{
+	float o = smootherstep(output_z_inputs(x));
 	if (o > 0.999f)
 		o = 0.999f;
 	return static_cast<uint32_t>(static_cast<double>(o) * 4294967296.0);
+}
+
+float Mlp::output_z(const BufferStats &s) const { return output_z_inputs(inputs(s)); }
+
+Mlp Mlp::rescaled_output(double z_lo, double z_hi) const
+{
+	Mlp m = *this;
+	const double span = z_hi - z_lo;
+	for (int j = 0; j < kMlpInputs; j++)
+		m.p[kOut + j] = static_cast<float>(static_cast<double>(p[kOut + j]) / span);
+	m.p[kOut + 9] = static_cast<float>((static_cast<double>(p[kOut + 9]) - z_lo) / span);
+	return m;
 }
 
 uint32_t Mlp::score(const BufferStats &s) const { return score_inputs(inputs(s)); }

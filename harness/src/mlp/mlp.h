@@ -31,6 +31,13 @@ struct Mlp {
 	// The network output scaled to a u32 (docs/score.md).
 	uint32_t score(const BufferStats &s) const;
 	uint32_t score_inputs(const std::array<float, kMlpInputs> &x) const;
+	// The output neuron's pre-activation z = ((out_w[0]*h[0] + ...) + out_w[8]*h[8]) + out_b,
+	// in the same float arithmetic: the score is u32(min(s(z), 0.999)). Calibration reads it.
+	float output_z(const BufferStats &s) const;
+	float output_z_inputs(const std::array<float, kMlpInputs> &x) const;
+	// The same network with the output layer rescaled so that z_lo..z_hi maps onto 0..1:
+	// out_w / (z_hi - z_lo), (out_b - z_lo) / (z_hi - z_lo), computed in double, rounded once.
+	Mlp rescaled_output(double z_lo, double z_hi) const;
 	static std::array<float, kMlpInputs> inputs(const BufferStats &s);
 
 	std::string to_text() const;     // a weights file

@@ -1,0 +1,390 @@
+// The score contract (docs/score.md): a hand-built v2.1 trace whose scores are worked out here
+// tick by tick, against `trace scores` (ScoreTracker, check_trace_scores) and a DRM shim log;
+// calibration of the output layer.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <random>
+
+#include "helpers.h"
+#include "mlp/score_contract.h"
+
+using namespace vramlab;
+
+namespace {
+
+const std::string kWeights = std::string(VRAMLAB_SOURCE_DIR) + "/weights/handset-calibrated.txt";
+constexpr uint64_t kVram = 256ull << 20;
+constexpr uint64_t K = 1024, M = 1024 * 1024;
+
+// The score of a buffer with these statistics at tick `now` (docs/score.md, by hand).
+uint32_t S(const Mlp &m, uint64_t size, bool prio, uint32_t now, uint32_t last_read,
+           uint32_t last_write, uint32_t last_cpu, uint32_t reads, uint32_t writes,
+           uint32_t cpu_ops)
+{
+	BufferStats b;
+	b.size = size;
+	b.vram_size = kVram;
+	b.high_prio = prio;
+	b.since_read = now - last_read;
+	b.since_write = now - last_write;
+	b.since_cpu = now - last_cpu;
+	b.reads = reads;
+	b.writes = writes;
+	b.cpu_ops = cpu_ops;
+	return m.score(b);
+}
+
+struct Cs {
+	uint8_t ring;
+	bool chunk;
+	std::vector<CsReloc> relocs; // score = what the trace records
+};
+
+// The trace, tick by tick (A, C own buffers; B imported):
+//   t1 create A (64 KiB)         A scored at 1
+//   t2 create B (1 MiB, import)  B NEUTRAL
+//   CPU map of A                 not a tick: A cpu_ops 1, last_cpu 2
+//   CS0 [A read, B write]        t3, t4: previous accesses 2 ticks back, no refresh
+//   t5 create C (4 KiB)          C scored at 5
+//   CS1 (no chunk, DMA ring)     C x 597: t6..t602
+//   CS2 [A read]                 t603: 600 ticks after A's read at 3: no refresh ("access");
+//                                602 after A's score at 1: refresh ("age")
+//   CPU map of B                 B cpu_ops 1, last_cpu 603
+//   CS3 [C read, B read]         t604, t605: B's previous access (t4) 601 back: refresh (both)
+//   CS4 [A write, A read]        t606, t607: A twice; both carry A's score after both
+struct Contract {
+	std::vector<Cs> cs;
+	uint32_t a_create, c_create, a_age603, b_605, a_access_final, a_age_final;
+};
+
+Contract expected(const Mlp &m)
+{
+	Contract c;
+	c.a_create = S(m, 64 * K, false, 1, 1, 1, 1, 0, 0, 0);
+	c.c_create = S(m, 4 * K, false, 5, 5, 5, 5, 0, 0, 0);
+	// A at 603 under "age": reads 2 (t3, t603), no writes (last_write = create), CPU map at 2.
+	c.a_age603 = S(m, 64 * K, false, 603, 603, 1, 2, 2, 0, 1);
+	// B at 605: write at 4, reads at 605, CPU map at 603.
+	c.b_605 = S(m, 1 * M, false, 605, 605, 4, 603, 1, 1, 1);
+	c.a_access_final = c.a_create;   // never refreshed under "access"
+	c.a_age_final = c.a_age603;      // t606: 3 ticks after its score at 603
+	return c;
+}
+
+std::vector<Cs> cs_records(const Contract &c, Refresh rule)
+{
+	const uint8_t V = DomainVram, G = DomainGtt;
+	const uint32_t a_final = rule == Refresh::Age ? c.a_age_final : c.a_access_final;
+	std::vector<Cs> out;
+	out.push_back({RingGfx, true, {{0, V, 0, 1, c.a_create}, {1, 0, G, 0, kScoreNeutral}}});
+	Cs dma{RingDma, false, {}};
+	for (int i = 0; i < 597; i++)
+		dma.relocs.push_back({2, V, 0, 0, kScoreNeutral});
+	out.push_back(dma);
+	out.push_back({RingGfx, true, {{0, V, 0, 0, rule == Refresh::Age ? c.a_age603 : c.a_create}}});
+	out.push_back({RingGfx, true, {{2, V, 0, 0, c.c_create}, {1, V, 0, 0, c.b_605}}});
+	out.push_back({RingGfx, true, {{0, 0, V, 0, a_final}, {0, V, 0, 15, a_final}}});
+	return out;
+}
+
+void write_trace(const std::string &path, const std::vector<Cs> &cs)
+{
+	TraceInfo info;
+	info.meta["vram_bytes"] = std::to_string(kVram);
+	auto w = make_writer(Format::V2, path, info);
+	uint64_t us = 0;
+	auto ev = [&](EventType t, uint32_t id) {
+		Event e;
+		e.type = t;
+		e.id = id;
+		e.time_us = us += 10;
+		return e;
+	};
+	auto create = [&](uint32_t id, uint64_t size, bool imported) {
+		Event e = ev(EventType::Create, id);
+		e.size = size;
+		e.domain = DomainVram;
+		e.imported = imported;
+		w->write(e);
+	};
+	auto submit = [&](const Cs &c) {
+		Event e = ev(EventType::Cs, 0);
+		e.ring = c.ring;
+		e.cs_scores = c.chunk;
+		e.nrelocs = uint32_t(c.relocs.size());
+		e.relocs = c.relocs.data();
+		w->write(e);
+	};
+	create(0, 64 * K, false);
+	create(1, 1 * M, true);
+	w->write(ev(EventType::Cpu, 0));
+	submit(cs[0]);
+	create(2, 4 * K, false);
+	submit(cs[1]);
+	submit(cs[2]);
+	w->write(ev(EventType::Cpu, 1));
+	submit(cs[3]);
+	submit(cs[4]);
+	w->write(ev(EventType::Frame, 0));
+	w->close();
+}
+
+// The shim's log of the same submissions.
+std::string shim_log(const std::vector<Cs> &cs)
+{
+	std::string out;
+	for (auto &c : cs) {
+		out += std::to_string(c.ring) + " " + std::to_string(c.relocs.size()) + " " +
+		       std::to_string(c.chunk ? c.relocs.size() : 0);
+		if (c.chunk)
+			for (auto &r : c.relocs)
+				out.append(" ").append(std::to_string(r.score));
+		out += "\n";
+	}
+	return out;
+}
+
+} // namespace
+
+TEST(ScoreContract, TheTrackerFollowsTheContractTickByTick)
+{
+	const Mlp m = Mlp::load(kWeights);
+	const Contract c = expected(m);
+	// The cases must differ, or the test would not tell the rules apart.
+	EXPECT_NE(c.a_create, c.a_age603);
+	EXPECT_NE(c.b_605, kScoreNeutral);
+	for (Refresh rule : {Refresh::Access, Refresh::Age}) {
+		ScoreTracker t(m, kVram, rule);
+		t.create(0, 64 * K, false, false);
+		EXPECT_EQ(t.score(0), c.a_create);
+		t.create(1, 1 * M, false, true);
+		EXPECT_EQ(t.score(1), kScoreNeutral); // an import has no score of its own
+		t.cpu(0);
+		EXPECT_EQ(t.ticks(), 2u); // a CPU map is not a tick
+		EXPECT_FALSE(t.access(0, false));
+		EXPECT_FALSE(t.access(1, true));
+		EXPECT_EQ(t.score(1), kScoreNeutral);
+		t.create(2, 4 * K, false, false);
+		for (int i = 0; i < 597; i++)
+			EXPECT_FALSE(t.access(2, false));
+		EXPECT_EQ(t.ticks(), 602u);
+		// 600 ticks after A's previous access: no refresh; 602 after its score: "age" refreshes.
+		EXPECT_EQ(t.access(0, false), rule == Refresh::Age);
+		EXPECT_EQ(t.score(0), rule == Refresh::Age ? c.a_age603 : c.a_create);
+		t.cpu(1);
+		EXPECT_FALSE(t.access(2, false));
+		EXPECT_TRUE(t.access(1, false)); // 601 ticks: refreshed, from stats including this read
+		EXPECT_EQ(t.score(1), c.b_605);
+		EXPECT_EQ(t.score(2), c.c_create);
+		t.access(0, true);
+		t.access(0, false);
+		EXPECT_EQ(t.score(0), rule == Refresh::Age ? c.a_age_final : c.a_access_final);
+		EXPECT_EQ(t.ticks(), 607u);
+	}
+}
+
+TEST(ScoreContract, RefreshIsStrictlyMoreThan600Ticks)
+{
+	const Mlp m = Mlp::load(kWeights);
+	for (uint32_t gap : {599u, 600u, 601u, 602u}) {
+		ScoreTracker t(m, kVram, Refresh::Access);
+		t.create(0, 4096, false, false);
+		t.create(1, 4096, false, false);
+		for (uint32_t i = 2; i < gap; i++) // 0 created at tick 1, 1 at 2: 0's access at 1 + gap
+			t.access(1, false);
+		EXPECT_EQ(t.access(0, true), gap > 600) << gap;
+		EXPECT_EQ(t.ticks(), 1 + gap);
+	}
+}
+
+TEST(ScoreContract, ATraceThatKeepsTheContractChecksClean)
+{
+	const Mlp m = Mlp::load(kWeights);
+	const Contract c = expected(m);
+	for (Refresh rule : {Refresh::Access, Refresh::Age}) {
+		const auto cs = cs_records(c, rule);
+		const std::string trace = test::temp_path("contract.vrl"), log = test::temp_path("shim.log");
+		write_trace(trace, cs);
+		test::write_bytes(log, shim_log(cs));
+		const ScoreCheck r = check_trace_scores(trace, m, rule, log);
+		EXPECT_EQ(r.vram_bytes, kVram);
+		EXPECT_EQ(r.cs, 5u);
+		EXPECT_EQ(r.cs_with_chunk, 4u);
+		EXPECT_EQ(r.relocations, 604u);
+		EXPECT_EQ(r.ticks, 607u);
+		EXPECT_EQ(r.trace.scores_checked, 7u);
+		EXPECT_EQ(r.trace.mismatches, 0u) << (r.trace.first.empty() ? "" : r.trace.first[0].what);
+		EXPECT_EQ(r.shim_lines, 5u);
+		EXPECT_EQ(r.log.scores_checked, 7u);
+		EXPECT_EQ(r.log.mismatches, 0u) << (r.log.first.empty() ? "" : r.log.first[0].what);
+		// The other rule gives other scores for A.
+		const ScoreCheck other = check_trace_scores(
+		        trace, m, rule == Refresh::Age ? Refresh::Access : Refresh::Age, log);
+		EXPECT_EQ(other.trace.mismatches, 3u); // CS2's A and CS4's two A relocations
+		EXPECT_EQ(other.log.mismatches, 3u);
+	}
+}
+
+TEST(ScoreContract, MismatchesWithTheTraceAreReportedInDetail)
+{
+	const Mlp m = Mlp::load(kWeights);
+	auto cs = cs_records(expected(m), Refresh::Access);
+	const uint32_t right = cs[3].relocs[1].score;
+	cs[3].relocs[1].score = 12345; // B in CS3
+	const std::string trace = test::temp_path("bad-contract.vrl");
+	write_trace(trace, cs);
+	const ScoreCheck r = check_trace_scores(trace, m, Refresh::Access);
+	ASSERT_EQ(r.trace.mismatches, 1u);
+	const ScoreMismatch &mm = r.trace.first[0];
+	EXPECT_EQ(mm.what, "score");
+	EXPECT_EQ(mm.cs, 3u);
+	EXPECT_EQ(mm.reloc, 1);
+	EXPECT_EQ(mm.id, 1u);
+	EXPECT_EQ(mm.expected, right);
+	EXPECT_EQ(mm.got, 12345u);
+	EXPECT_EQ(mm.line, 0u);
+}
+
+TEST(ScoreContract, MismatchesWithTheShimLog)
+{
+	const Mlp m = Mlp::load(kWeights);
+	const auto cs = cs_records(expected(m), Refresh::Access);
+	const std::string trace = test::temp_path("contract2.vrl"), log = test::temp_path("shim2.log");
+	write_trace(trace, cs);
+	const std::string good = shim_log(cs);
+	std::vector<std::string> lines;
+	for (size_t p = 0, e; (e = good.find('\n', p)) != std::string::npos; p = e + 1)
+		lines.push_back(good.substr(p, e - p));
+	auto check = [&](std::vector<std::string> l) {
+		std::string text;
+		for (auto &x : l)
+			text += x + "\n";
+		test::write_bytes(log, text);
+		return check_trace_scores(trace, m, Refresh::Access, log);
+	};
+	// A wrong ring, a wrong relocation count, a chunk where the trace has none, a wrong score.
+	auto l = lines;
+	l[0][0] = '3';
+	ScoreCheck r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "ring");
+	EXPECT_EQ(r.log.first[0].line, 1u);
+	l = lines;
+	l[2] = "0 2 2 1 1";
+	r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "relocation count");
+	EXPECT_EQ(r.log.first[0].expected, 1u);
+	EXPECT_EQ(r.log.first[0].got, 2u);
+	l = lines;
+	l[1] = "2 597 597" + std::string(597 * 2, ' ');
+	for (int i = 0; i < 597; i++)
+		l[1] += " 7";
+	r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "score chunk");
+	l = lines;
+	l[3] = "0 2 2 " + std::to_string(cs[3].relocs[0].score) + " 99";
+	r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "score");
+	EXPECT_EQ(r.log.first[0].cs, 3u);
+	EXPECT_EQ(r.log.first[0].reloc, 1);
+	EXPECT_EQ(r.log.first[0].got, 99u);
+	EXPECT_EQ(r.trace.mismatches, 0u);
+	// A line missing, a line too many.
+	l = lines;
+	l.pop_back();
+	r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "missing line");
+	l = lines;
+	l.push_back("0 0 0");
+	r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "extra line");
+	EXPECT_EQ(r.log.first[0].line, 6u);
+	// Malformed lines are errors naming the file and the line.
+	for (const char *bad : {"0 2", "0 2 2 1", "0 2 0 5", "0 x 0", "0 1 1 4294967296", "-1 1 0", ""}) {
+		l = lines;
+		l[2] = bad;
+		try {
+			check(l);
+			ADD_FAILURE() << "accepted \"" << bad << "\"";
+		} catch (const TraceError &e) {
+			EXPECT_NE(std::string(e.what()).find(log + ": line 3: "), std::string::npos) << e.what();
+		}
+	}
+}
+
+TEST(ScoreContract, TheVramInputComesFromTheHeader)
+{
+	TraceInfo info;
+	EXPECT_THROW(trace_vram_bytes(info, "t.vrl", 0), TraceError);
+	EXPECT_EQ(trace_vram_bytes(info, "t.vrl", 123), 123u);
+	info.meta["vram_bytes"] = "1073741824";
+	EXPECT_EQ(trace_vram_bytes(info, "t.vrl", 123), 1073741824u);
+	info.meta["vram_bytes"] = "1G";
+	EXPECT_THROW(trace_vram_bytes(info, "t.vrl", 0), TraceError);
+}
+
+TEST(Calibration, TheOutputLayerIsRescaledAndTheRankingKept)
+{
+	const Mlp h = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/handset.txt");
+	// z and the score agree: score = u32(min(s(z), 0.999)).
+	BufferStats b;
+	b.size = 1 << 20;
+	b.reads = 100;
+	const float z = h.output_z(b);
+	EXPECT_GT(z, 0.0f);
+	EXPECT_LE(z, 0.150001f);
+	Mlp bias_only;
+	bias_only.p[117] = z;
+	EXPECT_EQ(bias_only.score(BufferStats{}), h.score(b));
+	// z_lo..z_hi onto 0..1.
+	const Mlp c = h.rescaled_output(0.05, 0.15);
+	EXPECT_NEAR(c.output_z(b), (z - 0.05) / 0.1, 1e-6);
+	EXPECT_FLOAT_EQ(c.p[108], 1.5f);
+	EXPECT_FLOAT_EQ(c.p[117], -0.5f);
+	// The committed calibration ranks buffers as handset.txt does, over a wide range.
+	const Mlp cal = Mlp::load(kWeights);
+	std::mt19937_64 rng(1);
+	for (int i = 0; i < 2000; i++) {
+		BufferStats x, y;
+		for (BufferStats *s : {&x, &y}) {
+			s->size = rng() % (64 << 20);
+			s->vram_size = kVram;
+			s->high_prio = rng() & 1;
+			s->since_read = rng() % 3000;
+			s->since_write = rng() % 3000;
+			s->since_cpu = rng() % 3000;
+			s->reads = rng() % 600;
+			s->writes = rng() % 600;
+			s->cpu_ops = rng() % 600;
+		}
+		if (h.score(x) < h.score(y)) {
+			EXPECT_LE(cal.score(x), cal.score(y));
+		}
+	}
+	EXPECT_GT(cal.score(BufferStats{}), 1u << 31); // a fresh small buffer: no longer "old"
+}
+
+TEST(Calibration, QuantilesAndTheComputationsOfATrace)
+{
+	std::vector<float> v = {5, 1, 4, 2, 3};
+	EXPECT_EQ(quantile(v, 0.0), 1.0f);
+	EXPECT_EQ(quantile(v, 0.5), 3.0f);
+	EXPECT_EQ(quantile(v, 1.0), 5.0f);
+	EXPECT_EQ(quantile(v, 0.7), 4.0f); // index round(0.7 * 4) = 3
+	// The hand-built trace: 3 creates (the import is not scored) + B's refresh ("access").
+	const Mlp m = Mlp::load(kWeights);
+	const std::string trace = test::temp_path("contract3.vrl");
+	write_trace(trace, cs_records(expected(m), Refresh::Access));
+	uint64_t n = 0;
+	observe_computations(trace, Refresh::Access, 0, [&](const BufferStats &) { n++; });
+	EXPECT_EQ(n, 3u);
+	n = 0;
+	observe_computations(trace, Refresh::Age, 0, [&](const BufferStats &) { n++; });
+	EXPECT_EQ(n, 4u); // and A's at 603
+}
