@@ -14,8 +14,10 @@ void add_weights_commands(CLI::App &app);
 uint64_t parse_size(const std::string &s);
 // A VRAM size: a plain number is MiB ("256"); with a suffix, bytes that must be whole MiB.
 uint64_t parse_vram_mib(const std::string &s);
-// The weights committed beside the build (harness/weights/handset.txt), found from the binary.
-std::string default_weights_path();
+// A weights file committed beside the build (harness/weights/<name>), found from the binary.
+std::string default_weights_path(const std::string &name = "handset.txt");
+// `vramlab trace scores` (scores_cmd.cc), registered under `trace`.
+void add_trace_scores_command(CLI::App &trace);
 bool stdout_is_tty();
 
 } // namespace vramlab

@@ -42,17 +42,17 @@ uint64_t parse_vram_mib(const std::string &s)
 	return bytes >> 20;
 }
 
-std::string default_weights_path()
+std::string default_weights_path(const std::string &name)
 {
 	std::error_code ec;
 	auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
 	for (auto dir = exe.parent_path(); !ec && !dir.empty() && dir != dir.root_path();
 	     dir = dir.parent_path()) {
-		auto candidate = dir / "weights" / "handset.txt";
+		auto candidate = dir / "weights" / name;
 		if (std::filesystem::exists(candidate))
 			return candidate.string();
 	}
-	return "weights/handset.txt";
+	return "weights/" + name;
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO); }

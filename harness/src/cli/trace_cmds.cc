@@ -301,6 +301,8 @@ void add_trace_commands(CLI::App &app)
 	repair->add_option("--to", rep_to, "output format (default: as the input)");
 	repair->callback([] { cmd_repair(rep_in, rep_out, rep_to); });
 
+	add_trace_scores_command(*trace);
+
 	auto *exp = trace->add_subcommand(
 	        "export", "cut traces for the kernel's KUnit replay (radeon_replay_traces.h)");
 	static std::vector<std::string> exp_in;
