@@ -100,6 +100,66 @@ done
 head -c 200 "$work/g.vrl" >"$work/gcut3.vrl"
 expect_fail "cut before any frame" "gcut3.vrl: truncated zstd stream" "$bin" trace stats "$work/gcut3.vrl"
 
+# trace scores: a hand-made v2.1 trace (own buffer 0, imported buffer 1, a CS with a score chunk
+# that recorded no score, a CS without a chunk); the contract's scores against it and a shim log.
+make_v21() { # make_v21 OUT SCORE0: buffer 0's recorded score (empty: none recorded)
+	/usr/bin/python3 - "$@" <<'PY'
+import sys
+def uleb(v):
+    b = bytearray()
+    while v >= 0x80:
+        b.append(v & 0x7F | 0x80); v >>= 7
+    b.append(v); return bytes(b)
+hdr = b"vram_bytes=268435456\n"
+out = b"vrltrace" + bytes([2, 1]) + len(hdr).to_bytes(4, "little") + hdr
+out += bytes([0x10, 0, 0]) + uleb(4096) + bytes([0])        # create 0
+out += bytes([0x20, 5, 1]) + uleb(65536) + bytes([2])       # create 1, imported
+s0 = sys.argv[2] if len(sys.argv) > 2 else ""
+r0 = bytes([0, 0x41, 0]) + uleb(int(s0)) if s0 else bytes([0, 1, 0])
+out += bytes([0x08, 7, 0, 1, 2]) + r0 + bytes([1, 0x08, 0])  # CS ring 0, chunk: 0 read, 1 write
+out += bytes([0x05, 1])                                       # FRAME
+out += bytes([0x08, 9, 2, 0, 1, 0, 1, 0])                     # CS ring 2, no chunk: 0 read
+out += bytes([0x0F, 0]) + uleb(5)
+open(sys.argv[1], "wb").write(out)
+PY
+}
+make_v21 "$work/s.vrl"
+"$bin" trace scores "$work/s.vrl" >"$work/sc.out" 2>"$work/sc.err"
+[ $? = 1 ] && grep -q "2 CS records (1 with a score chunk), 3 relocations" "$work/sc.out" &&
+	grep -q "against the trace: 2 scores checked, 1 mismatches" "$work/sc.out" &&
+	grep -q "CS 0 (at 0.012 ms): relocation 0, buffer 0: expected [0-9]*, recorded 4294967295" "$work/sc.out" &&
+	grep -q "s.vrl: 1 mismatch with the score contract" "$work/sc.err" &&
+	ok || bad "trace scores mismatch: $(cat "$work/sc.out" "$work/sc.err")"
+want=$("$bin" trace scores --json - "$work/s.vrl" 2>/dev/null |
+	/usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["against_trace"]["first_mismatches"][0]["expected"])')
+make_v21 "$work/s2.vrl" "$want"
+printf '0 2 2 %s 4294967295\n2 1 0\n' "$want" >"$work/shim.log"
+"$bin" trace scores --shim-log "$work/shim.log" --json "$work/sc.json" "$work/s2.vrl" >"$work/sc.out" 2>&1 &&
+	/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["schema"]=="vramlab-trace-scores" and j["mismatches"]==0 and j["against_shim_log"]["scores_checked"]==2 and j["against_trace"]["scores_checked"]==2 and j["refresh"]=="access" and j["weights"].endswith("handset-calibrated.txt")' "$work/sc.json" &&
+	grep -q "against the shim log .*: 2 lines, 2 scores checked, 0 mismatches" "$work/sc.out" &&
+	ok || bad "trace scores clean: $(cat "$work/sc.out")"
+printf '0 2 2 %s 4294967295\n3 1 0\n' "$want" >"$work/shim2.log"
+"$bin" trace scores --shim-log "$work/shim2.log" "$work/s2.vrl" >"$work/sc.out" 2>&1
+[ $? = 1 ] && grep -q "line 2 (CS 1): ring: expected 2, logged 3" "$work/sc.out" && ok || bad "shim ring: $(cat "$work/sc.out")"
+printf '0 2 2 1\n' >"$work/shim3.log"
+expect_fail "malformed shim log" "shim3.log: line 1: nscores is 2 but 1 scores follow" \
+	"$bin" trace scores --shim-log "$work/shim3.log" "$work/s2.vrl"
+expect_fail "no vram_bytes" "edge-cases.vrl: no vram_bytes in the header" "$bin" trace scores "$src/tests/data/edge-cases.vrl"
+
+# weights calibrate: the output layer rescaled; the file parses and says how it was made.
+"$bin" weights calibrate --weights "$src/weights/handset.txt" --lo-quantile 0 --hi-quantile 1 \
+	"$traces/nederland1.bin" -o "$work/cal.txt" >"$work/cal.out" 2>&1 &&
+	grep -q "^# Made by: vramlab weights calibrate --weights .*handset.txt --lo-quantile 0 --hi-quantile 1 --refresh access" "$work/cal.txt" &&
+	grep -q "^# z_lo = [0-9.e-]* (quantile 0), z_hi = " "$work/cal.txt" &&
+	"$bin" weights export --weights "$work/cal.txt" >/dev/null && ok || bad "calibrate: $(cat "$work/cal.out")"
+if [ -d "$src/../../shared/traces/thesis" ]; then
+	# The committed calibration is what its own command gives today.
+	(cd "$src/.." && "$bin" weights calibrate --weights harness/weights/handset.txt \
+		../shared/traces/thesis harness/tests/data/glsmoke-barts-2.51.vrl -o "$work/cal2.txt" >/dev/null) &&
+		diff <(grep -v '^# Made by' "$work/cal2.txt") <(grep -v '^# Made by' "$src/weights/handset-calibrated.txt") >/dev/null &&
+		ok || bad "handset-calibrated.txt is not what its command gives"
+fi
+
 # Exit status: 2 for usage, 1 for data; one error style.
 expect_status() { # expect_status CODE "what" cmd...
 	local want=$1 what=$2
@@ -114,6 +174,8 @@ expect_status 2 "unknown option" "$bin" sim --frobnicate "$traces"
 expect_status 1 "missing file" "$bin" trace stats "$work/nope.bin"
 expect_status 1 "truncated gzip" "$bin" trace stats "$work/cut.bin"
 expect_status 0 "version" "$bin" --version
+expect_status 2 "bad refresh rule" "$bin" trace scores --refresh sometimes "$traces/nederland1.bin"
+expect_status 2 "calibrate without -o" "$bin" weights calibrate --weights "$src/weights/handset.txt" "$traces/nederland1.bin"
 expect_fail "vram 512K" '"512K" is not a whole number of MiB' "$bin" sim --vram 512K "$traces"
 "$bin" --version | grep -q '^vramlab [0-9]' && ok || bad "--version"
 
