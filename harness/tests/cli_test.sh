@@ -144,6 +144,12 @@ printf '0 2 2 %s 4294967295\n3 1 0\n' "$want" >"$work/shim2.log"
 printf '0 2 2 1\n' >"$work/shim3.log"
 expect_fail "malformed shim log" "shim3.log: line 1: nscores is 2 but 1 scores follow" \
 	"$bin" trace scores --shim-log "$work/shim3.log" "$work/s2.vrl"
+# The imported flag cannot go into bostats1: convert says so.
+"$bin" trace convert "$work/s.vrl" "$work/s.bin" 2>"$work/conv2.err" &&
+	grep -q "dropped the imported flag of 1 buffers (bostats1 cannot hold it)" "$work/conv2.err" &&
+	ok || bad "convert imported: $(cat "$work/conv2.err")"
+"$bin" trace show --color never "$work/s.vrl" 2>/dev/null | grep -q "create buffer 1 at 0.005 ms (65536 bytes, imported)" &&
+	ok || bad "show imported"
 expect_fail "no vram_bytes" "edge-cases.vrl: no vram_bytes in the header" "$bin" trace scores "$src/tests/data/edge-cases.vrl"
 
 # weights calibrate: the output layer rescaled; the file parses and says how it was made.

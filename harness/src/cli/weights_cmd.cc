@@ -98,6 +98,10 @@ void calibrate(const CalibrateArgs &a)
 	const Refresh rule = parse_refresh(a.refresh);
 	const uint64_t vram = parse_vram_mib(a.vram) << 20;
 	const std::vector<std::string> traces = expand_traces(a.traces);
+	for (auto &t : traces)
+		if (t == "-")
+			throw CLI::ValidationError("TRACES", "calibrate reads each trace twice: give files, "
+			                                     "not - (stdin)");
 	std::vector<float> z;
 	std::vector<uint32_t> before, after;
 	for (auto &t : traces)
