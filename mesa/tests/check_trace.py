@@ -5,13 +5,19 @@ RADEON_BO_TRACE and print its record counts.  Independent of the harness,
 so the Mesa side can be tested on its own; `vramlab trace stats` is the
 reference reader.  Needs the zstd command.
 
-usage: check_trace.py TRACE [--min-frames N] [--min-scores N]
+usage: check_trace.py TRACE [--frames N] [--min-frames N] [--min-scores N]
+                            [--min-cs N] [--scores-every-cs] [--no-scores]
+                            [--min-high-prio N]
+
+--frames N: exactly N FRAME records; --scores-every-cs: every CS record says
+a score chunk was sent; --no-scores: none does; --min-high-prio N: at least
+N buffers created with high priority that some CS uses.
 """
 import subprocess
 import sys
 
 NAMES = {0: "create", 1: "read", 2: "write", 3: "destroy", 4: "cpu",
-         5: "frame", 6: "score", 7: "context", 15: "end"}
+         5: "frame", 6: "score", 7: "context", 8: "cs", 15: "end"}
 
 
 def fail(path, off, msg):
@@ -23,6 +29,9 @@ def main():
     path = args[0]
     min_frames = int(args[args.index("--min-frames") + 1]) if "--min-frames" in args else 0
     min_scores = int(args[args.index("--min-scores") + 1]) if "--min-scores" in args else 0
+    frames = int(args[args.index("--frames") + 1]) if "--frames" in args else None
+    min_cs = int(args[args.index("--min-cs") + 1]) if "--min-cs" in args else 0
+    min_high = int(args[args.index("--min-high-prio") + 1]) if "--min-high-prio" in args else 0
     data = subprocess.run(["zstd", "-dcq", path], check=True,
                           stdout=subprocess.PIPE).stdout
     pos = 0
@@ -45,13 +54,16 @@ def main():
         fail(path, 0, "bad magic")
     version = int.from_bytes(data[8:10], "little")
     hdr_len = int.from_bytes(data[10:14], "little")
-    if version != 2 or hdr_len > 1 << 20:
+    if version not in (2, 2 | 1 << 8) or hdr_len > 1 << 20:
         fail(path, 8, "version %d, header %d bytes" % (version, hdr_len))
     header = data[14:14 + hdr_len].decode()
     pos = 14 + hdr_len
     counts = {}
     creates = 0
     dead = set()
+    high = set()
+    high_used = set()
+    cs_scored = cs_unscored = 0
     records = 0
     us = 0
     while True:
@@ -75,8 +87,10 @@ def main():
         counts[NAMES[typ]] = counts.get(NAMES[typ], 0) + 1
         if typ == 0:
             bid, size, flags = uleb(), uleb(), uleb()
-            if bid != creates or flags > 1:
+            if bid != creates or flags > 3:
                 fail(path, off, "create id %d (expected %d), flags %d" % (bid, creates, flags))
+            if flags & 1:
+                high.add(bid)
             creates += 1
         elif typ in (1, 2, 3, 4, 6):
             bid = uleb()
@@ -89,10 +103,45 @@ def main():
                 fail(path, off, "score above 2^32-1")
         elif typ == 7:
             uleb()
+        elif typ == 8:
+            ring, flags, n = uleb(), uleb(), uleb()
+            if dom or flags > 3 or ring > 4 or n > 1 << 20:
+                fail(path, off, "CS ring %d, flags %d, %d relocations" % (ring, flags, n))
+            if flags & 1:
+                cs_scored += 1
+            else:
+                cs_unscored += 1
+            for _ in range(n):
+                bid = uleb()
+                if bid >= creates or bid in dead:
+                    fail(path, off, "CS uses id %d (%d creates, dead: %s)" %
+                         (bid, creates, bid in dead))
+                if bid in high:
+                    high_used.add(bid)
+                doms, prio = data[pos], data[pos + 1]
+                pos += 2
+                if doms & 0x80 or prio > 15 or (doms & 0x40 and not flags & 1):
+                    fail(path, off, "CS relocation domains 0x%x prio %d" % (doms, prio))
+                if doms & 0x40 and uleb() > 0xffffffff:
+                    fail(path, off, "score above 2^32-1")
     print("%s: ok: %d records, %.3f s, header: %s" %
           (path, records, us / 1e6, " ".join(header.split("\n")).strip()))
     print("  " + ", ".join("%s %d" % (k, counts.get(k, 0)) for k in
-                           ("create", "read", "write", "cpu", "destroy", "score", "frame")))
+                           ("create", "read", "write", "cpu", "destroy", "score", "frame",
+                            "cs", "context")))
+    print("  CS with a score chunk %d, without %d; high-priority buffers used %d"
+          % (cs_scored, cs_unscored, len(high_used)))
+    if frames is not None and counts.get("frame", 0) != frames:
+        sys.exit("%s: %d frames, expected exactly %d" % (path, counts.get("frame", 0), frames))
+    if counts.get("cs", 0) < min_cs:
+        sys.exit("%s: %d CS records, expected at least %d" % (path, counts.get("cs", 0), min_cs))
+    if "--scores-every-cs" in args and (cs_unscored or not cs_scored):
+        sys.exit("%s: %d CS records without a score chunk" % (path, cs_unscored))
+    if "--no-scores" in args and cs_scored:
+        sys.exit("%s: %d CS records with a score chunk" % (path, cs_scored))
+    if len(high_used) < min_high:
+        sys.exit("%s: %d high-priority buffers used, expected at least %d"
+                 % (path, len(high_used), min_high))
     if counts.get("frame", 0) < min_frames:
         sys.exit("%s: %d frames, expected at least %d" % (path, counts.get("frame", 0), min_frames))
     if counts.get("score", 0) < min_scores:
