@@ -39,6 +39,7 @@ struct Cs {
 	uint8_t ring;
 	bool chunk;
 	std::vector<CsReloc> relocs; // score = what the trace records
+	bool untracked = false;      // CS flag bit 1: the kernel also got fence buffers
 };
 
 // The trace, tick by tick (A, C own buffers; B imported):
@@ -112,6 +113,7 @@ void write_trace(const std::string &path, const std::vector<Cs> &cs)
 		Event e = ev(EventType::Cs, 0);
 		e.ring = c.ring;
 		e.cs_scores = c.chunk;
+		e.cs_untracked = c.untracked;
 		e.nrelocs = uint32_t(c.relocs.size());
 		e.relocs = c.relocs.data();
 		w->write(e);
@@ -316,6 +318,53 @@ TEST(ScoreContract, MismatchesWithTheShimLog)
 			EXPECT_NE(std::string(e.what()).find(log + ": line 3: "), std::string::npos) << e.what();
 		}
 	}
+}
+
+// Fence buffers: the kernel gets relocations the trace leaves out (CS flag bit 1), with the
+// neutral score; the log is matched to the record in order around them.
+TEST(ScoreContract, UntrackedRelocationsInTheShimLog)
+{
+	const Mlp m = Mlp::load(kWeights);
+	auto cs = cs_records(expected(m), Refresh::Access);
+	const std::string trace = test::temp_path("contract3.vrl"), log = test::temp_path("shim3.log");
+	// CS3 [C, B] with a fence in the middle, CS4 [A, A] with one at the end.
+	cs[3].untracked = true;
+	cs[4].untracked = true;
+	write_trace(trace, cs);
+	const std::string n = std::to_string(kScoreNeutral);
+	std::string good = shim_log(cs);
+	std::vector<std::string> lines;
+	for (size_t p = 0, e; (e = good.find('\n', p)) != std::string::npos; p = e + 1)
+		lines.push_back(good.substr(p, e - p));
+	auto check = [&](std::vector<std::string> l) {
+		std::string text;
+		for (auto &x : l)
+			text += x + "\n";
+		test::write_bytes(log, text);
+		return check_trace_scores(trace, m, Refresh::Access, log);
+	};
+	auto l = lines;
+	l[3] = "0 3 3 " + std::to_string(cs[3].relocs[0].score) + " " + n + " " +
+	       std::to_string(cs[3].relocs[1].score);
+	l[4] = "0 3 3 " + std::to_string(cs[4].relocs[0].score) + " " +
+	       std::to_string(cs[4].relocs[1].score) + " " + n;
+	ScoreCheck r = check(l);
+	EXPECT_EQ(r.log.mismatches, 0u);
+	EXPECT_EQ(r.untracked, 2u);
+	// An extra relocation whose score is not neutral is a mismatch.
+	l[3] = "0 3 3 " + std::to_string(cs[3].relocs[0].score) + " 5 " +
+	       std::to_string(cs[3].relocs[1].score);
+	r = check(l);
+	ASSERT_EQ(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "score");
+	// Without untracked relocations the counts must match: bit 1 never set, extra is an error.
+	cs[3].untracked = cs[4].untracked = false;
+	write_trace(trace, cs);
+	l[3] = "0 3 3 " + std::to_string(cs[3].relocs[0].score) + " " + n + " " +
+	       std::to_string(cs[3].relocs[1].score);
+	r = check(l);
+	ASSERT_GE(r.log.mismatches, 1u);
+	EXPECT_EQ(r.log.first[0].what, "relocation count");
 }
 
 TEST(ScoreContract, TheVramInputComesFromTheHeader)

@@ -110,6 +110,9 @@ void run(const ScoresArgs &a)
 		if (c.shim_unchecked)
 			std::fprintf(out, " (%llu lines after the truncated trace's end not checked)",
 			             (unsigned long long)c.shim_unchecked);
+		if (c.untracked)
+			std::fprintf(out, "; %llu untracked relocations (fences) in the log",
+			             (unsigned long long)c.untracked);
 		std::fprintf(out, "\n");
 	}
 	print_part(out, c.trace, "the trace's recorded scores", "recorded");
@@ -136,6 +139,7 @@ void run(const ScoresArgs &a)
 			s["file"] = a.shim_log;
 			s["lines"] = c.shim_lines;
 			s["unchecked_lines"] = c.shim_unchecked;
+			s["untracked_relocations"] = c.untracked;
 			j["against_shim_log"] = s;
 		}
 		if (a.json == "-") {

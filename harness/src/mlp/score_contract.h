@@ -94,6 +94,7 @@ struct ScoreCheck {
 	ScoreCheckPart trace;              // against the trace's recorded scores
 	bool shim = false;
 	uint64_t shim_lines = 0, shim_unchecked = 0; // unchecked: lines after a truncated trace
+	uint64_t untracked = 0;            // log relocations not in the trace (fences, neutral)
 	ScoreCheckPart log;                // against the shim log
 	uint64_t mismatches() const { return trace.mismatches + log.mismatches; }
 };

@@ -47,6 +47,9 @@ struct Event {
 	// reader or writer's caller; valid until the next event is read).
 	uint8_t ring = 0;
 	bool cs_scores = false;
+	// CS: the kernel also got relocations this record leaves out (fence buffers; their score
+	// in the chunk is neutral). Readers and the models ignore them.
+	bool cs_untracked = false;
 	uint32_t nrelocs = 0;
 	const CsReloc *relocs = nullptr;
 };

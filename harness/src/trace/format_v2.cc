@@ -251,12 +251,13 @@ private:
 		const uint64_t ring = uleb(off), flags = uleb(off), n = uleb(off);
 		if (ring > 255)
 			src_->fail_at(off, "ring " + std::to_string(ring) + " out of range");
-		if (flags > 1)
+		if (flags > 3)
 			src_->fail_at(off, "unknown CS flags " + std::to_string(flags));
 		if (n > kV2MaxRelocs)
 			src_->fail_at(off, "CS with " + std::to_string(n) + " buffers (at most 2^20)");
 		e.ring = static_cast<uint8_t>(ring);
 		e.cs_scores = flags & 1;
+		e.cs_untracked = flags & 2;
 		first = pool_.size();
 		pool_.resize(first + n);
 		for (size_t i = 0; i < n; i++) {
@@ -388,7 +389,7 @@ private:
 	void write_cs(const Event &e)
 	{
 		uleb(e.ring);
-		uleb(e.cs_scores ? 1 : 0);
+		uleb((e.cs_scores ? 1 : 0) | (e.cs_untracked ? 2 : 0));
 		uleb(e.nrelocs);
 		for (uint32_t i = 0; i < e.nrelocs; i++) {
 			const CsReloc &r = e.relocs[i];
