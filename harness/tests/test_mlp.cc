@@ -82,8 +82,8 @@ TEST(Mlp, TextAndCHeaderAreExact)
 	std::string nums;
 	std::istringstream in(h);
 	for (std::string line; std::getline(in, line);)
-		if (line.size() > 1 && line[0] == '\t')
-			nums += line.substr(1, line.find('f') - 1) + "\n";
+		if (line.rfind("   ", 0) == 0) // Mesa's winsys style: 3 spaces
+			nums += line.substr(3, line.find('f') - 3) + "\n";
 	EXPECT_EQ(Mlp::parse(nums, "header").p, m.p);
 }
 

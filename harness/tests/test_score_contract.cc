@@ -163,6 +163,7 @@ TEST(ScoreContract, TheTrackerFollowsTheContractTickByTick)
 		t.create(1, 1 * M, false, true);
 		EXPECT_EQ(t.score(1), kScoreNeutral); // an import has no score of its own
 		t.cpu(0);
+		t.cpu(0); // mapped again with no tick between: the same CPU use (cpu_ops stays 1)
 		EXPECT_EQ(t.ticks(), 2u); // a CPU map is not a tick
 		EXPECT_FALSE(t.access(0, false));
 		EXPECT_FALSE(t.access(1, true));
@@ -174,6 +175,8 @@ TEST(ScoreContract, TheTrackerFollowsTheContractTickByTick)
 		// 600 ticks after A's previous access: no refresh; 602 after its score: "age" refreshes.
 		EXPECT_EQ(t.access(0, false), rule == Refresh::Age);
 		EXPECT_EQ(t.score(0), rule == Refresh::Age ? c.a_age603 : c.a_create);
+		t.cpu(1);
+		t.cpu(1);
 		t.cpu(1);
 		EXPECT_FALSE(t.access(2, false));
 		EXPECT_TRUE(t.access(1, false)); // 601 ticks: refreshed, from stats including this read

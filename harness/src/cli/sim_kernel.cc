@@ -11,58 +11,13 @@
 
 #include "cli/commands.h"
 #include "cli/sim_kernel.h"
+#include "kmodel/kernel_json.h"
 #include "kmodel/kernel_model.h"
 #include "sim/run.h"
 #include "sim/trace_cache.h"
 #include "trace/stats.h"
 
 namespace vramlab {
-
-nlohmann::json kernel_result_json(const KernelResult &r)
-{
-	static const char *const names[] = {"system", "gtt", "vram"};
-	nlohmann::json mem;
-	for (int i = 0; i < 3; i++)
-		mem[names[i]] = {{"evictions", r.mem[i].evictions},
-		                 {"evicted_bytes", r.mem[i].evicted_bytes},
-		                 {"moves_in", r.mem[i].moves_in},
-		                 {"bytes_in", r.mem[i].bytes_in},
-		                 {"moves_out", r.mem[i].moves_out},
-		                 {"bytes_out", r.mem[i].bytes_out}};
-	nlohmann::json j = {{"evictions", r.evictions()},
-	                    {"evicted_bytes", r.mem[MemVram].evicted_bytes},
-	                    {"bytes_to_vram", r.bytes_to_vram()},
-	                    {"bytes_from_vram", r.bytes_from_vram()},
-	                    {"moves", r.moves()},
-	                    {"threshold_cs", r.threshold_cs},
-	                    {"threshold_bos", r.threshold_bos},
-	                    {"gtt_accesses", r.gtt_accesses},
-	                    {"gtt_access_bytes", r.gtt_access_bytes},
-	                    {"transfer_ms", r.transfer_us / 1000.0},
-	                    {"cs", r.cs},
-	                    {"cs_rejected", r.cs_rejected},
-	                    {"creates", r.creates},
-	                    {"creates_refused", r.creates_refused},
-	                    {"cpu_maps", r.cpu_maps},
-	                    {"destroys", r.destroys},
-	                    {"frames", r.frames},
-	                    {"stamp", r.stamp},
-	                    {"digest", r.digest},
-	                    {"mem", mem}};
-	if (r.frames) { // per_frame has frames + 1 entries: the last is after the last FRAME
-		uint64_t worst = 0, moves = 0;
-		double worst_us = 0;
-		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++) {
-			worst = std::max(worst, r.per_frame[i].bytes);
-			worst_us = std::max(worst_us, r.per_frame[i].transfer_us);
-			moves += r.per_frame[i].moves;
-		}
-		j["frame_max_bytes_moved"] = worst;
-		j["frame_max_transfer_ms"] = worst_us / 1000.0;
-		j["frame_mean_moves"] = double(moves) / double(r.frames);
-	}
-	return j;
-}
 
 void run_kernel_sim(const KernelSimArgs &a)
 {

@@ -18,6 +18,5 @@ struct KernelSimArgs {
 	bool quiet = false;
 };
 void run_kernel_sim(const KernelSimArgs &a);
-nlohmann::json kernel_result_json(const KernelResult &r);
 
 } // namespace vramlab

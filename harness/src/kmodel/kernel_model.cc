@@ -48,6 +48,15 @@ public:
 	}
 	size_t size() const { return size_; }
 	uint64_t key(uint32_t id) const { return key_[id]; }
+	void grow(size_t n) // room for ids < n (a live model learns of buffers as they come)
+	{
+		if (n <= prev_.size())
+			return;
+		prev_.resize(n);
+		next_.resize(n);
+		key_.resize(n);
+		slot_.resize(n);
+	}
 
 	void add(uint32_t id, uint64_t key)
 	{
@@ -170,37 +179,41 @@ private:
 	uint64_t window_, stamp_;
 };
 
-class Model {
+} // namespace
+
+class KernelModel::Impl {
 public:
-	Model(const KernelTrace &t, const KernelConfig &c)
-	    : t_(t), c_(c), mm_(c.vram / kPage), bo_(t.size.size()),
-	      order_(t.size.size(), c.bo_score, c.window, kStampStart)
+	Impl(const KernelConfig &c, size_t bos) : c_(c), mm_(c.vram / kPage), bo_(bos),
+	      order_(bos, c.bo_score, c.window, kStampStart)
 	{
 		if (c.window < 1 || c.window > 4096)
 			throw std::invalid_argument("bo_score_window must be 1..4096");
-	}
-
-	KernelResult run()
-	{
 		if (c_.per_frame)
 			r_.per_frame.emplace_back();
-		size_t n = 0;
-		for (uint32_t op : t_.ops) {
-			const uint32_t arg = op & KernelTrace::kMask;
-			switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
-			case KernelTrace::Create: create(arg); break;
-			case KernelTrace::Cs: submit(t_.cs[arg]); break;
-			case KernelTrace::Cpu: r_.cpu_maps++; break; // see docs: a no-op with a full BAR
-			case KernelTrace::Destroy: destroy(arg); break;
-			case KernelTrace::Frame:
-				r_.frames++;
-				if (c_.per_frame)
-					r_.per_frame.emplace_back();
-				break;
-			}
-			if (c_.check_every && ++n % c_.check_every == 0)
-				check();
+	}
+
+	void step() // after each operation
+	{
+		if (c_.check_every && ++ops_ % c_.check_every == 0)
+			check();
+	}
+	void frame()
+	{
+		r_.frames++;
+		if (c_.per_frame)
+			r_.per_frame.emplace_back();
+	}
+	void cpu_map() { r_.cpu_maps++; } // see docs: a no-op with a full BAR
+	void grow(uint32_t id)
+	{
+		if (id >= bo_.size()) [[unlikely]] {
+			const size_t n = std::max<size_t>(size_t(id) + 1, bo_.size() * 2);
+			bo_.resize(n);
+			order_.grow(n);
 		}
+	}
+	const KernelResult &result()
+	{
 		if (c_.check_every)
 			check();
 		finish();
@@ -323,18 +336,20 @@ private:
 		account(id, from, MemVram, false);
 	}
 
+public:
 	// radeon_gem_object_create(): radeon_bo_create() in the domain asked for, and once more
 	// with GTT added if that was VRAM alone and failed.
-	void create(uint32_t id)
+	void create(uint32_t id, uint64_t size, uint8_t asked)
 	{
+		grow(id);
 		Bo &b = bo_[id];
-		b.pages = (t_.size[id] + kPage - 1) / kPage;
+		b.pages = (size + kPage - 1) / kPage;
 		if (b.pages == 0) { // drm_vma_offset_add() of 0 pages fails: -ENOSPC
 			r_.creates_refused++;
 			return;
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
-		const uint8_t domain = t_.domain[id] & (DomainVram | DomainGtt); // checked at load
+		const uint8_t domain = asked & (DomainVram | DomainGtt); // checked at load
 		bool ok = validate(id, domain);
 		if (!ok && domain == DomainVram)
 			ok = validate(id, DomainVram | DomainGtt);
@@ -348,6 +363,8 @@ private:
 
 	void destroy(uint32_t id)
 	{
+		if (id >= bo_.size())
+			return; // never created
 		Bo &b = bo_[id];
 		if (b.mem == kNowhere)
 			return; // its create was refused
@@ -358,12 +375,12 @@ private:
 	}
 
 	// radeon_cs_parser_relocs() + radeon_bo_list_validate() + radeon_cs_parser_fini()
-	void submit(const KernelCs &cs)
+	void submit(const CsReloc *relocs, uint32_t n, bool scores)
 	{
 		entries_.clear();
-		for (uint32_t i = 0; i < cs.n; i++) {
-			const CsReloc &rl = t_.relocs[cs.first + i];
-			if (bo_[rl.id].mem == kNowhere) { // drm_gem_object_lookup() fails: -ENOENT
+		for (uint32_t i = 0; i < n; i++) {
+			const CsReloc &rl = relocs[i];
+			if (rl.id >= bo_.size() || bo_[rl.id].mem == kNowhere) { // lookup fails: -ENOENT
 				r_.cs_rejected++;
 				return;
 			}
@@ -375,7 +392,7 @@ private:
 			Entry e;
 			e.id = rl.id;
 			e.priority = std::min<uint32_t>(rl.prio * 2u + (rl.write_domain ? 1 : 0), kMaxPriority);
-			e.score = cs.scores ? rl.score : kScoreNeutral;
+			e.score = scores ? rl.score : kScoreNeutral;
 			e.preferred = domain;
 			e.allowed = domain == DomainVram ? (DomainVram | DomainGtt) : domain;
 			entries_.push_back(e);
@@ -459,6 +476,7 @@ private:
 		r_.cs++;
 	}
 
+private:
 	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
 	void bucket_sort(std::vector<Entry> &v)
 	{
@@ -515,22 +533,66 @@ private:
 			throw std::logic_error("kernel model: eviction order out of step");
 	}
 
-	const KernelTrace &t_;
-	const KernelConfig &c_;
+	const KernelConfig c_;
 	DrmMm mm_;
 	std::vector<Bo> bo_;
 	EvictOrder order_;
 	std::vector<Entry> entries_, head_, dups_, sort_tmp_;
 	std::vector<uint64_t> size_key_;
 	KernelResult r_;
-	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0;
+	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0, ops_ = 0;
 };
 
-} // namespace
+KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}
+KernelModel::~KernelModel() = default;
+KernelModel::KernelModel(KernelModel &&) noexcept = default;
+KernelModel &KernelModel::operator=(KernelModel &&) noexcept = default;
+
+void KernelModel::create(uint32_t id, uint64_t size, uint8_t domain)
+{
+	p_->create(id, size, domain);
+	p_->step();
+}
+void KernelModel::submit(const CsReloc *relocs, uint32_t n, bool scores)
+{
+	p_->submit(relocs, n, scores);
+	p_->step();
+}
+void KernelModel::cpu_map(uint32_t)
+{
+	p_->cpu_map();
+	p_->step();
+}
+void KernelModel::destroy(uint32_t id)
+{
+	p_->destroy(id);
+	p_->step();
+}
+void KernelModel::frame()
+{
+	p_->frame();
+	p_->step();
+}
+const KernelResult &KernelModel::result() { return p_->result(); }
 
 KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c)
 {
-	return Model(t, c).run();
+	KernelModel m(c, t.size.size());
+	for (uint32_t op : t.ops) {
+		const uint32_t arg = op & KernelTrace::kMask;
+		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
+		case KernelTrace::Create: m.create(arg, t.size[arg], t.domain[arg]); break;
+		case KernelTrace::Cs: {
+			const KernelCs &cs = t.cs[arg];
+			m.submit(t.relocs.data() + cs.first, cs.n, cs.scores);
+			break;
+		}
+		case KernelTrace::Cpu: m.cpu_map(arg); break;
+		case KernelTrace::Destroy: m.destroy(arg); break;
+		case KernelTrace::Frame: m.frame(); break;
+		}
+	}
+	return m.result();
 }
 
 } // namespace vramlab

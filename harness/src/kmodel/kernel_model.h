@@ -5,6 +5,7 @@
 // series replays the same traces through the real code; the two must agree on every counter.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,31 @@ struct KernelResult {
 	uint64_t moves() const;           // between VRAM and GTT, either way
 	double transfer_us = 0;           // modelled transfer time
 	uint64_t vram_in_from_gtt = 0, vram_in_from_gtt_bytes = 0;
+};
+
+// The model driven one operation at a time, as a live program drives the kernel (the virtual
+// radeon) or a trace replays it (simulate_kernel()). Buffer ids are the trace's: unique, never
+// reused, learnt at their create; domains are v2 domain bits (event.h). Operations on ids never
+// created are what the kernel does with an unknown handle: a CS naming one is rejected, a map or
+// destroy of one does nothing.
+class KernelModel {
+public:
+	explicit KernelModel(const KernelConfig &c, size_t expected_bos = 0);
+	~KernelModel();
+	KernelModel(KernelModel &&) noexcept;
+	KernelModel &operator=(KernelModel &&) noexcept;
+
+	void create(uint32_t id, uint64_t size, uint8_t domain); // radeon_gem_create_ioctl()
+	void submit(const CsReloc *relocs, uint32_t n, bool scores); // radeon_cs_ioctl()
+	void cpu_map(uint32_t id);
+	void destroy(uint32_t id);
+	void frame();
+	// The figures so far (digest and transfer time computed now); the model can go on.
+	const KernelResult &result();
+
+private:
+	class Impl;
+	std::unique_ptr<Impl> p_;
 };
 
 KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);

@@ -201,7 +201,7 @@ std::string Mlp::to_c_header() const
 	                  "static const float vramlab_mlp_weights[VRAMLAB_MLP_PARAMS] = {\n";
 	char buf[64];
 	for (int i = 0; i < kMlpParams; i++) {
-		std::snprintf(buf, sizeof buf, "\t%af,\n", static_cast<double>(p[i]));
+		std::snprintf(buf, sizeof buf, "   %af,\n", static_cast<double>(p[i]));
 		out += buf;
 	}
 	out += "};\n";

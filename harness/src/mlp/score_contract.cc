@@ -85,6 +85,8 @@ void ScoreTracker::cpu(uint32_t id)
 	if (id >= st_.size()) [[unlikely]]
 		st_.resize(size_t(id) + 1);
 	St &s = st_[id];
+	if (s.cpu_ops && s.last_cpu == tick_)
+		return; // mapped again with no tick between: the same CPU use (score.md, rule 3)
 	s.cpu_ops++;
 	s.last_cpu = tick_;
 }

@@ -1,0 +1,69 @@
+/*
+ * C interface of vramlab's kernel model (harness/src/kmodel, docs/kernel-model.md): what
+ * radeon on Linux 6.12 with vramlab's series does with buffers under a VRAM limit, driven one
+ * ioctl at a time. The virtual radeon (a DRM shim) links it to run real programs through
+ * the model live; `vramlab sim --model kernel` replays a trace through the same code.
+ *
+ * Buffer ids are unique and never reused (a shim numbers GEM objects, not handles).
+ * Domains are bits: 1 = VRAM, 2 = GTT, 4 = CPU (the trace format's, not radeon_drm.h's).
+ * Functions that can fail return 0 on success and -1 with a message in err otherwise.
+ */
+#ifndef VRAMLAB_KMODEL_H
+#define VRAMLAB_KMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define VRAMLAB_KMODEL_SCORE_NEUTRAL 0xffffffffu
+#define VRAMLAB_KMODEL_API __attribute__((visibility("default")))
+
+struct vramlab_kmodel_config {
+   uint64_t vram_bytes;    /* radeon.vramlimit, in bytes (whole pages) */
+   uint32_t topdown_kib;   /* radeon.topdown_threshold; 0 = off */
+   int bo_score;           /* radeon.bo_score: evict by key */
+   uint32_t window;        /* radeon.bo_score_window, 1..4096 */
+};
+
+struct vramlab_kmodel_reloc {
+   uint32_t id;
+   uint8_t read_domains, write_domain, prio; /* prio: RADEON_RELOC_PRIO_MASK bits, 0..15 */
+   uint32_t score;                           /* VRAMLAB_KMODEL_SCORE_NEUTRAL if none */
+};
+
+struct vramlab_kmodel_counters {
+   uint64_t evictions, evicted_bytes, bytes_to_vram, bytes_from_vram, moves;
+   uint64_t cs, cs_rejected, creates, creates_refused, cpu_maps, destroys, frames;
+   uint64_t gtt_accesses, threshold_cs;
+   double transfer_ms;
+};
+
+struct vramlab_kmodel;
+
+VRAMLAB_KMODEL_API struct vramlab_kmodel *
+vramlab_kmodel_new(const struct vramlab_kmodel_config *config, char *err, size_t err_size);
+VRAMLAB_KMODEL_API void vramlab_kmodel_free(struct vramlab_kmodel *m);
+
+VRAMLAB_KMODEL_API void vramlab_kmodel_create(struct vramlab_kmodel *m, uint32_t id, uint64_t size, uint8_t domain);
+VRAMLAB_KMODEL_API void vramlab_kmodel_submit(struct vramlab_kmodel *m, const struct vramlab_kmodel_reloc *relocs,
+                           uint32_t n, int scores);
+VRAMLAB_KMODEL_API void vramlab_kmodel_cpu_map(struct vramlab_kmodel *m, uint32_t id);
+VRAMLAB_KMODEL_API void vramlab_kmodel_destroy(struct vramlab_kmodel *m, uint32_t id);
+/* An end of frame; cpu_us is the CPU time the program spent on it (0 if not measured). */
+VRAMLAB_KMODEL_API void vramlab_kmodel_frame(struct vramlab_kmodel *m, double cpu_us);
+
+VRAMLAB_KMODEL_API void vramlab_kmodel_get_counters(struct vramlab_kmodel *m, struct vramlab_kmodel_counters *out);
+/* The figures as JSON (the keys of `vramlab sim --model kernel --json`, plus the config
+ * and per-frame arrays), written atomically (a temporary file renamed over path).
+ */
+VRAMLAB_KMODEL_API int vramlab_kmodel_write_json(struct vramlab_kmodel *m, const char *path, char *err,
+                              size_t err_size);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,147 @@
+// The C interface of the kernel model (include/vramlab_kmodel.h), for the virtual radeon.
+#include "vramlab_kmodel.h"
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <new>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "kmodel/kernel_json.h"
+#include "kmodel/kernel_model.h"
+
+using namespace vramlab;
+
+struct vramlab_kmodel {
+	KernelConfig config;
+	KernelModel model;
+	std::vector<CsReloc> relocs;   // reused per submission
+	std::vector<double> frame_cpu_us;
+	explicit vramlab_kmodel(const KernelConfig &c) : config(c), model(c) {}
+};
+
+namespace {
+void set_err(char *err, size_t size, const std::string &msg)
+{
+	if (err && size)
+		std::snprintf(err, size, "%s", msg.c_str());
+}
+} // namespace
+
+extern "C" {
+
+vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, size_t err_size)
+{
+	if (!c || c->vram_bytes < 4096 || c->vram_bytes % 4096) {
+		set_err(err, err_size, "VRAM size must be a positive number of 4 KiB pages");
+		return nullptr;
+	}
+	if (c->window < 1 || c->window > 4096) {
+		set_err(err, err_size, "bo_score_window must be 1..4096");
+		return nullptr;
+	}
+	KernelConfig k;
+	k.vram = c->vram_bytes;
+	k.topdown_kib = c->topdown_kib;
+	k.bo_score = c->bo_score != 0;
+	k.window = c->window;
+	k.per_frame = true;
+	try {
+		return new vramlab_kmodel(k);
+	} catch (const std::exception &e) {
+		set_err(err, err_size, e.what());
+		return nullptr;
+	}
+}
+
+void vramlab_kmodel_free(vramlab_kmodel *m) { delete m; }
+
+void vramlab_kmodel_create(vramlab_kmodel *m, uint32_t id, uint64_t size, uint8_t domain)
+{
+	m->model.create(id, size, domain);
+}
+
+void vramlab_kmodel_submit(vramlab_kmodel *m, const vramlab_kmodel_reloc *relocs, uint32_t n,
+                           int scores)
+{
+	m->relocs.resize(n);
+	for (uint32_t i = 0; i < n; i++)
+		m->relocs[i] = {relocs[i].id, relocs[i].read_domains, relocs[i].write_domain,
+		                relocs[i].prio, relocs[i].score};
+	m->model.submit(m->relocs.data(), n, scores != 0);
+}
+
+void vramlab_kmodel_cpu_map(vramlab_kmodel *m, uint32_t id) { m->model.cpu_map(id); }
+void vramlab_kmodel_destroy(vramlab_kmodel *m, uint32_t id) { m->model.destroy(id); }
+
+void vramlab_kmodel_frame(vramlab_kmodel *m, double cpu_us)
+{
+	m->model.frame();
+	m->frame_cpu_us.push_back(cpu_us);
+}
+
+void vramlab_kmodel_get_counters(vramlab_kmodel *m, vramlab_kmodel_counters *out)
+{
+	const KernelResult &r = m->model.result();
+	*out = {};
+	out->evictions = r.evictions();
+	out->evicted_bytes = r.mem[MemVram].evicted_bytes;
+	out->bytes_to_vram = r.bytes_to_vram();
+	out->bytes_from_vram = r.bytes_from_vram();
+	out->moves = r.moves();
+	out->cs = r.cs;
+	out->cs_rejected = r.cs_rejected;
+	out->creates = r.creates;
+	out->creates_refused = r.creates_refused;
+	out->cpu_maps = r.cpu_maps;
+	out->destroys = r.destroys;
+	out->frames = r.frames;
+	out->gtt_accesses = r.gtt_accesses;
+	out->threshold_cs = r.threshold_cs;
+	out->transfer_ms = r.transfer_us / 1000.0;
+}
+
+int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, size_t err_size)
+{
+	try {
+		const KernelResult &r = m->model.result();
+		nlohmann::json j = kernel_result_json(r);
+		j["schema"] = "vramlab-kmodel-live";
+		j["version"] = 1;
+		j["config"] = {{"vram_bytes", m->config.vram},
+		               {"topdown_kib", m->config.topdown_kib},
+		               {"bo_score", m->config.bo_score},
+		               {"window", m->config.window}};
+		nlohmann::json frames = nlohmann::json::array();
+		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++)
+			frames.push_back({{"moves", r.per_frame[i].moves},
+			                  {"bytes", r.per_frame[i].bytes},
+			                  {"gtt_accesses", r.per_frame[i].gtt_accesses},
+			                  {"transfer_us", r.per_frame[i].transfer_us},
+			                  {"cpu_us", i < m->frame_cpu_us.size() ? m->frame_cpu_us[i] : 0.0}});
+		j["per_frame"] = std::move(frames);
+		const std::string tmp = std::string(path) + ".tmp." + std::to_string(getpid());
+		{
+			std::ofstream f(tmp);
+			f << j.dump(1) << '\n';
+			if (!f.flush()) {
+				set_err(err, err_size, tmp + ": cannot write");
+				std::remove(tmp.c_str());
+				return -1;
+			}
+		}
+		if (std::rename(tmp.c_str(), path)) {
+			set_err(err, err_size, std::string(path) + ": " + std::strerror(errno));
+			std::remove(tmp.c_str());
+			return -1;
+		}
+		return 0;
+	} catch (const std::exception &e) {
+		set_err(err, err_size, e.what());
+		return -1;
+	}
+}
+
+} // extern "C"

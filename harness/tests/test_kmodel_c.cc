@@ -1,0 +1,115 @@
+// The C interface of the kernel model (include/vramlab_kmodel.h), driven op by op as the
+// virtual radeon drives it, must give exactly what simulate_kernel() gives for the same trace.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "kmodel/kernel_model.h"
+#include "vramlab_kmodel.h"
+
+using namespace vramlab;
+
+namespace {
+
+void feed(vramlab_kmodel *m, const KernelTrace &t)
+{
+	std::vector<vramlab_kmodel_reloc> relocs;
+	for (uint32_t op : t.ops) {
+		const uint32_t arg = op & KernelTrace::kMask;
+		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
+		case KernelTrace::Create: vramlab_kmodel_create(m, arg, t.size[arg], t.domain[arg]); break;
+		case KernelTrace::Cs: {
+			const KernelCs &cs = t.cs[arg];
+			relocs.clear();
+			for (uint32_t i = 0; i < cs.n; i++) {
+				const CsReloc &r = t.relocs[cs.first + i];
+				relocs.push_back({r.id, r.read_domains, r.write_domain, r.prio, r.score});
+			}
+			vramlab_kmodel_submit(m, relocs.data(), cs.n, cs.scores);
+			break;
+		}
+		case KernelTrace::Cpu: vramlab_kmodel_cpu_map(m, arg); break;
+		case KernelTrace::Destroy: vramlab_kmodel_destroy(m, arg); break;
+		case KernelTrace::Frame: vramlab_kmodel_frame(m, 100.0); break;
+		}
+	}
+}
+
+} // namespace
+
+TEST(KmodelC, LiveEqualsReplayOnRealTraces)
+{
+	for (const char *name : {"nederland1.bin", "supertuxkart2.bin"}) {
+		const KernelTrace t = load_kernel_trace(std::string(VRAMLAB_SOURCE_DIR "/../traces/") + name);
+		for (uint32_t mib : {64u, 128u})
+			for (int key = 0; key < 2; key++)
+				for (uint32_t topdown : {0u, 512u}) {
+					KernelConfig c;
+					c.vram = uint64_t(mib) << 20;
+					c.bo_score = key;
+					c.topdown_kib = topdown;
+					const KernelResult want = simulate_kernel(t, c);
+					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window};
+					char err[128];
+					vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
+					ASSERT_NE(m, nullptr) << err;
+					feed(m, t);
+					vramlab_kmodel_counters got;
+					vramlab_kmodel_get_counters(m, &got);
+					SCOPED_TRACE(std::string(name) + " " + std::to_string(mib) + " MiB");
+					EXPECT_EQ(got.evictions, want.evictions());
+					EXPECT_EQ(got.bytes_to_vram, want.bytes_to_vram());
+					EXPECT_EQ(got.bytes_from_vram, want.bytes_from_vram());
+					EXPECT_EQ(got.cs, want.cs);
+					EXPECT_EQ(got.cs_rejected, want.cs_rejected);
+					EXPECT_EQ(got.gtt_accesses, want.gtt_accesses);
+					EXPECT_DOUBLE_EQ(got.transfer_ms, want.transfer_us / 1000.0);
+					EXPECT_GT(got.evictions, 0u); // under pressure, or the test shows nothing
+					vramlab_kmodel_free(m);
+				}
+	}
+}
+
+TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
+{
+	char err[128] = "";
+	vramlab_kmodel_config c = {1000, 0, 0, 256};
+	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
+	EXPECT_NE(std::string(err).find("4 KiB pages"), std::string::npos);
+	c = {1 << 20, 0, 1, 5000};
+	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
+	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
+}
+
+TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
+{
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256};
+	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
+	ASSERT_NE(m, nullptr);
+	vramlab_kmodel_create(m, 0, 768 << 10, 1);
+	vramlab_kmodel_create(m, 1, 512 << 10, 1); // does not fit: evicts 0
+	const vramlab_kmodel_reloc r[] = {{0, 1, 0, 0, VRAMLAB_KMODEL_SCORE_NEUTRAL}};
+	vramlab_kmodel_submit(m, r, 1, 0);
+	vramlab_kmodel_frame(m, 250.0);
+	vramlab_kmodel_cpu_map(m, 7); // never created: nothing happens
+	vramlab_kmodel_destroy(m, 7);
+	const std::string path = testing::TempDir() + "kmodel_c.json";
+	char err[256];
+	ASSERT_EQ(vramlab_kmodel_write_json(m, path.c_str(), err, sizeof(err)), 0) << err;
+	std::ifstream f(path);
+	const nlohmann::json j = nlohmann::json::parse(f);
+	EXPECT_EQ(j["schema"], "vramlab-kmodel-live");
+	EXPECT_EQ(j["evictions"], 2); // 0 out for 1, then 1 out for 0
+	EXPECT_EQ(j["frames"], 1);
+	ASSERT_EQ(j["per_frame"].size(), 1u);
+	EXPECT_EQ(j["per_frame"][0]["cpu_us"], 250.0);
+	EXPECT_EQ(j["per_frame"][0]["moves"], 3); // 0 and 1 to GTT, 0 back
+	EXPECT_EQ(vramlab_kmodel_write_json(m, "/nonexistent/dir/x.json", err, sizeof(err)), -1);
+	EXPECT_NE(std::string(err).find("/nonexistent/dir"), std::string::npos);
+	vramlab_kmodel_free(m);
+	std::remove(path.c_str());
+}
