@@ -47,13 +47,23 @@ VRAMLAB_KMODEL_API struct vramlab_kmodel *
 vramlab_kmodel_new(const struct vramlab_kmodel_config *config, char *err, size_t err_size);
 VRAMLAB_KMODEL_API void vramlab_kmodel_free(struct vramlab_kmodel *m);
 
-VRAMLAB_KMODEL_API void vramlab_kmodel_create(struct vramlab_kmodel *m, uint32_t id, uint64_t size, uint8_t domain);
+/* 0: created; -1: refused as the kernel would (zero size, no room), the ioctl fails. */
+VRAMLAB_KMODEL_API int vramlab_kmodel_create(struct vramlab_kmodel *m, uint32_t id, uint64_t size,
+                                             uint8_t domain);
 VRAMLAB_KMODEL_API void vramlab_kmodel_submit(struct vramlab_kmodel *m, const struct vramlab_kmodel_reloc *relocs,
                            uint32_t n, int scores);
 VRAMLAB_KMODEL_API void vramlab_kmodel_cpu_map(struct vramlab_kmodel *m, uint32_t id);
 VRAMLAB_KMODEL_API void vramlab_kmodel_destroy(struct vramlab_kmodel *m, uint32_t id);
 /* An end of frame; cpu_us is the CPU time the program spent on it (0 if not measured). */
 VRAMLAB_KMODEL_API void vramlab_kmodel_frame(struct vramlab_kmodel *m, double cpu_us);
+
+/* From now on, also write every operation to a vramlab v2.1 trace at path (the kernel's view:
+ * one CREATE per GEM object, one CS record per submission with every relocation). meta is
+ * "key=value" lines for its header, or NULL. `vramlab sim --model kernel` replays the trace
+ * to exactly the figures of this model. The trace is ended by vramlab_kmodel_free().
+ */
+VRAMLAB_KMODEL_API int vramlab_kmodel_record(struct vramlab_kmodel *m, const char *path,
+                                             const char *meta, char *err, size_t err_size);
 
 VRAMLAB_KMODEL_API void vramlab_kmodel_get_counters(struct vramlab_kmodel *m, struct vramlab_kmodel_counters *out);
 /* The figures as JSON (the keys of `vramlab sim --model kernel --json`, plus the config

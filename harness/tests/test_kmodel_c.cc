@@ -21,7 +21,7 @@ void feed(vramlab_kmodel *m, const KernelTrace &t)
 	for (uint32_t op : t.ops) {
 		const uint32_t arg = op & KernelTrace::kMask;
 		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
-		case KernelTrace::Create: vramlab_kmodel_create(m, arg, t.size[arg], t.domain[arg]); break;
+		case KernelTrace::Create: (void)vramlab_kmodel_create(m, arg, t.size[arg], t.domain[arg]); break;
 		case KernelTrace::Cs: {
 			const KernelCs &cs = t.cs[arg];
 			relocs.clear();
@@ -112,4 +112,44 @@ TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
 	EXPECT_NE(std::string(err).find("/nonexistent/dir"), std::string::npos);
 	vramlab_kmodel_free(m);
 	std::remove(path.c_str());
+}
+
+TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
+{
+	const KernelTrace t = load_kernel_trace(VRAMLAB_SOURCE_DIR "/../traces/supertuxkart2.bin");
+	const std::string path = testing::TempDir() + "kmodel_c_record.vrl";
+	std::remove(path.c_str());
+	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256};
+	char err[256];
+	vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
+	ASSERT_NE(m, nullptr) << err;
+	ASSERT_EQ(vramlab_kmodel_record(m, path.c_str(), "application=test\nsource=kmodel_c", err,
+	                                sizeof(err)),
+	          0)
+	        << err;
+	feed(m, t);
+	vramlab_kmodel_counters live;
+	vramlab_kmodel_get_counters(m, &live);
+	vramlab_kmodel_free(m); // ends the trace
+	const KernelTrace back = load_kernel_trace(path);
+	EXPECT_FALSE(back.synthesized); // it has CS records of its own
+	KernelConfig c;
+	c.vram = cc.vram_bytes;
+	c.topdown_kib = cc.topdown_kib;
+	c.bo_score = true;
+	const KernelResult r = simulate_kernel(back, c);
+	EXPECT_GT(live.evictions, 0u);
+	EXPECT_EQ(r.evictions(), live.evictions);
+	EXPECT_EQ(r.bytes_to_vram(), live.bytes_to_vram);
+	EXPECT_EQ(r.bytes_from_vram(), live.bytes_from_vram);
+	EXPECT_EQ(r.cs, live.cs);
+	EXPECT_EQ(r.creates_refused, live.creates_refused);
+	EXPECT_EQ(r.gtt_accesses, live.gtt_accesses);
+	EXPECT_EQ(r.frames, live.frames);
+	std::remove(path.c_str());
+	EXPECT_EQ(vramlab_kmodel_record(m = vramlab_kmodel_new(&cc, nullptr, 0), "/nonexistent/x.vrl",
+	                                nullptr, err, sizeof(err)),
+	          -1);
+	EXPECT_NE(std::string(err).find("/nonexistent/x.vrl"), std::string::npos) << err;
+	vramlab_kmodel_free(m);
 }

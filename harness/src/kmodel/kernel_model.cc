@@ -339,14 +339,14 @@ private:
 public:
 	// radeon_gem_object_create(): radeon_bo_create() in the domain asked for, and once more
 	// with GTT added if that was VRAM alone and failed.
-	void create(uint32_t id, uint64_t size, uint8_t asked)
+	bool create(uint32_t id, uint64_t size, uint8_t asked)
 	{
 		grow(id);
 		Bo &b = bo_[id];
 		b.pages = (size + kPage - 1) / kPage;
 		if (b.pages == 0) { // drm_vma_offset_add() of 0 pages fails: -ENOSPC
 			r_.creates_refused++;
-			return;
+			return false;
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		const uint8_t domain = asked & (DomainVram | DomainGtt); // checked at load
@@ -355,10 +355,11 @@ public:
 			ok = validate(id, DomainVram | DomainGtt);
 		if (!ok) {
 			r_.creates_refused++;
-			return;
+			return false;
 		}
 		r_.creates++;
 		lru_tail(id); // ttm_bo_unreserve()
+		return true;
 	}
 
 	void destroy(uint32_t id)
@@ -548,10 +549,11 @@ KernelModel::~KernelModel() = default;
 KernelModel::KernelModel(KernelModel &&) noexcept = default;
 KernelModel &KernelModel::operator=(KernelModel &&) noexcept = default;
 
-void KernelModel::create(uint32_t id, uint64_t size, uint8_t domain)
+bool KernelModel::create(uint32_t id, uint64_t size, uint8_t domain)
 {
-	p_->create(id, size, domain);
+	const bool ok = p_->create(id, size, domain);
 	p_->step();
+	return ok;
 }
 void KernelModel::submit(const CsReloc *relocs, uint32_t n, bool scores)
 {

@@ -73,7 +73,8 @@ public:
 	KernelModel(KernelModel &&) noexcept;
 	KernelModel &operator=(KernelModel &&) noexcept;
 
-	void create(uint32_t id, uint64_t size, uint8_t domain); // radeon_gem_create_ioctl()
+	// radeon_gem_create_ioctl(); false: refused (zero size, or no room in VRAM or GTT)
+	bool create(uint32_t id, uint64_t size, uint8_t domain);
 	void submit(const CsReloc *relocs, uint32_t n, bool scores); // radeon_cs_ioctl()
 	void cpu_map(uint32_t id);
 	void destroy(uint32_t id);

@@ -1,6 +1,7 @@
 // The C interface of the kernel model (include/vramlab_kmodel.h), for the virtual radeon.
 #include "vramlab_kmodel.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -11,6 +12,7 @@
 
 #include "kmodel/kernel_json.h"
 #include "kmodel/kernel_model.h"
+#include "trace/format.h"
 
 using namespace vramlab;
 
@@ -19,7 +21,33 @@ struct vramlab_kmodel {
 	KernelModel model;
 	std::vector<CsReloc> relocs;   // reused per submission
 	std::vector<double> frame_cpu_us;
+	std::unique_ptr<TraceWriter> trace; // vramlab_kmodel_record()
+	std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
 	explicit vramlab_kmodel(const KernelConfig &c) : config(c), model(c) {}
+	~vramlab_kmodel()
+	{
+		if (trace) {
+			try {
+				trace->close();
+			} catch (const std::exception &e) {
+				std::fprintf(stderr, "vramlab_kmodel: %s\n", e.what());
+			}
+		}
+	}
+	void record(Event e)
+	{
+		if (!trace)
+			return;
+		e.time_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+		                             std::chrono::steady_clock::now() - t0)
+		                             .count());
+		try {
+			trace->write(e);
+		} catch (const std::exception &ex) { // a full disk: stop recording, keep modelling
+			std::fprintf(stderr, "vramlab_kmodel: trace stopped: %s\n", ex.what());
+			trace.reset();
+		}
+	}
 };
 
 namespace {
@@ -58,9 +86,16 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 
 void vramlab_kmodel_free(vramlab_kmodel *m) { delete m; }
 
-void vramlab_kmodel_create(vramlab_kmodel *m, uint32_t id, uint64_t size, uint8_t domain)
+int vramlab_kmodel_create(vramlab_kmodel *m, uint32_t id, uint64_t size, uint8_t domain)
 {
-	m->model.create(id, size, domain);
+	const bool ok = m->model.create(id, size, domain);
+	Event e;
+	e.type = EventType::Create;
+	e.id = id;
+	e.size = size;
+	e.domain = domain;
+	m->record(e);
+	return ok ? 0 : -1;
 }
 
 void vramlab_kmodel_submit(vramlab_kmodel *m, const vramlab_kmodel_reloc *relocs, uint32_t n,
@@ -71,15 +106,64 @@ void vramlab_kmodel_submit(vramlab_kmodel *m, const vramlab_kmodel_reloc *relocs
 		m->relocs[i] = {relocs[i].id, relocs[i].read_domains, relocs[i].write_domain,
 		                relocs[i].prio, relocs[i].score};
 	m->model.submit(m->relocs.data(), n, scores != 0);
+	Event e;
+	e.type = EventType::Cs;
+	e.cs_scores = scores != 0;
+	e.nrelocs = n;
+	e.relocs = m->relocs.data();
+	m->record(e);
 }
 
-void vramlab_kmodel_cpu_map(vramlab_kmodel *m, uint32_t id) { m->model.cpu_map(id); }
-void vramlab_kmodel_destroy(vramlab_kmodel *m, uint32_t id) { m->model.destroy(id); }
+namespace {
+void buffer_event(vramlab_kmodel *m, EventType t, uint32_t id)
+{
+	Event e;
+	e.type = t;
+	e.id = id;
+	m->record(e);
+}
+} // namespace
+
+void vramlab_kmodel_cpu_map(vramlab_kmodel *m, uint32_t id)
+{
+	m->model.cpu_map(id);
+	buffer_event(m, EventType::Cpu, id);
+}
+
+void vramlab_kmodel_destroy(vramlab_kmodel *m, uint32_t id)
+{
+	m->model.destroy(id);
+	buffer_event(m, EventType::Destroy, id);
+}
 
 void vramlab_kmodel_frame(vramlab_kmodel *m, double cpu_us)
 {
 	m->model.frame();
 	m->frame_cpu_us.push_back(cpu_us);
+	buffer_event(m, EventType::Frame, 0);
+}
+
+int vramlab_kmodel_record(vramlab_kmodel *m, const char *path, const char *meta, char *err,
+                          size_t err_size)
+{
+	try {
+		TraceInfo info;
+		info.format = Format::V2;
+		for (const char *p = meta; p && *p;) {
+			const char *nl = std::strchr(p, '\n');
+			const std::string line(p, nl ? size_t(nl - p) : std::strlen(p));
+			const size_t eq = line.find('=');
+			if (eq != std::string::npos && eq > 0)
+				info.meta[line.substr(0, eq)] = line.substr(eq + 1);
+			p = nl ? nl + 1 : p + line.size();
+		}
+		m->trace = make_writer(Format::V2, path, info);
+		m->t0 = std::chrono::steady_clock::now();
+		return 0;
+	} catch (const std::exception &e) {
+		set_err(err, err_size, e.what());
+		return -1;
+	}
 }
 
 void vramlab_kmodel_get_counters(vramlab_kmodel *m, vramlab_kmodel_counters *out)
