@@ -18,7 +18,7 @@ FUZZ_SECONDS ?= 30
 POLICIES ?= lru,minmax,score,score-age,gdsf,belady
 
 .PHONY: all deps build demo corpus check test test-harness test-asan test-fuzz test-mesa \
-	test-libdrm test-kernel bench clean
+	test-libdrm test-kernel test-vradeon bench clean
 
 all: build
 
@@ -67,10 +67,14 @@ test-mesa: build
 test-libdrm:
 	$(MAKE) -C libdrm test
 
+# The virtual radeon: real GL programs through patched r600g into the kernel model, live.
+test-vradeon: build
+	$(MAKE) -C vradeon test
+
 test-kernel: build
 	$(MAKE) -C kernel test VRAMLAB=$(abspath $(VRAMLAB))
 
-test: test-harness test-asan test-fuzz test-libdrm test-mesa test-kernel
+test: test-harness test-asan test-fuzz test-libdrm test-mesa test-vradeon test-kernel
 	@echo "all test suites passed"
 
 clean:

@@ -1,0 +1,501 @@
+/*
+ * SPDX-License-Identifier: MIT
+ *
+ * The virtual radeon: a DRM shim (LD_PRELOAD, on Mesa's drm-shim library) that answers the
+ * radeon ioctls r600g and libdrm_radeon use and sends every buffer create, command
+ * submission, CPU map and destroy into vramlab's kernel model (harness/include/
+ * vramlab_kmodel.h): what radeon on Linux 6.12 with vramlab's series would do with the
+ * program's buffers under a VRAM limit, live. See vradeon/README.md.
+ *
+ * Environment (the series' module parameters by their names):
+ *   VRADEON_VRAM_MB=256              radeon.vramlimit
+ *   VRADEON_TOPDOWN_THRESHOLD=512    radeon.topdown_threshold (KiB; 0 = off)
+ *   VRADEON_BO_SCORE=0               radeon.bo_score (1: evict by key)
+ *   VRADEON_BO_SCORE_WINDOW=256      radeon.bo_score_window
+ *   VRADEON_KMS_MINOR=51             the KMS minor reported (50: no score chunk accepted)
+ *   VRADEON_COUNTERS=FILE            the model's figures as JSON, at exit and on SIGUSR1
+ *                                    ("%p" = the process id)
+ *   VRADEON_TRACE=FILE               the kernel's view as a vramlab v2.1 trace ("%p" too)
+ *   RADEON_GPU_ID=BARTS              the GPU (a chip name of r600_pci_ids.h, or 0xNNNN)
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "drm-shim/drm_shim.h"
+#include <radeon_drm.h>
+#include "util/u_debug.h"
+
+#include "vramlab_kmodel.h"
+
+#ifndef RADEON_CHUNK_ID_BO_SCORES /* KMS 2.51, vramlab's kernel series */
+#define RADEON_CHUNK_ID_BO_SCORES 0x05
+#endif
+
+/* The first render node (renderD128) is ours. */
+bool drm_shim_driver_prefers_first_render_node = true;
+
+/* A GEM object and its id in the model: unique, in creation order, never reused. */
+struct vradeon_bo {
+   struct shim_bo base; /* first: drm-shim frees the BO through it */
+   uint32_t id;
+};
+
+static struct {
+   mtx_t lock; /* the model and everything below */
+   struct vramlab_kmodel *model;
+   uint32_t next_id;
+   uint16_t device_id;
+   char *counters_path;
+   struct vramlab_kmodel_reloc *relocs;
+   uint32_t max_relocs;
+   uint64_t cs, cs_scores, cs_rejected;
+   double frame_start_us;
+   volatile sig_atomic_t dump_requested;
+} vr = { .device_id = 0x6738 /* BARTS */ };
+
+static void
+vradeon_die(const char *fmt, ...)
+{
+   va_list ap;
+
+   va_start(ap, fmt);
+   fputs("vradeon: ", stderr);
+   vfprintf(stderr, fmt, ap);
+   fputc('\n', stderr);
+   va_end(ap);
+   abort();
+}
+
+/* v2 domain bits of the model (1 VRAM, 2 GTT, 4 CPU) from radeon's (1 CPU, 2 GTT, 4 VRAM). */
+static uint8_t
+vradeon_domain(uint32_t d)
+{
+   return (d & RADEON_GEM_DOMAIN_VRAM ? 1 : 0) | (d & RADEON_GEM_DOMAIN_GTT ? 2 : 0) |
+          (d & RADEON_GEM_DOMAIN_CPU ? 4 : 0);
+}
+
+static double
+vradeon_cpu_us(void)
+{
+   struct timespec ts;
+
+   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+   return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* Lock held. */
+static void
+vradeon_write_counters(void)
+{
+   char err[256];
+
+   if (vr.counters_path && vramlab_kmodel_write_json(vr.model, vr.counters_path, err,
+                                                     sizeof(err)))
+      fprintf(stderr, "vradeon: %s\n", err);
+   vr.dump_requested = 0;
+}
+
+static void
+vradeon_sigusr1(int sig)
+{
+   (void)sig;
+   vr.dump_requested = 1; /* written at the next ioctl: JSON is not async-signal-safe */
+}
+
+static void
+vradeon_lock(void)
+{
+   mtx_lock(&vr.lock);
+   if (vr.dump_requested)
+      vradeon_write_counters();
+}
+
+static void
+vradeon_bo_free(struct shim_bo *bo)
+{
+   struct vradeon_bo *vbo = (struct vradeon_bo *)bo;
+
+   vradeon_lock();
+   vramlab_kmodel_destroy(vr.model, vbo->id);
+   mtx_unlock(&vr.lock);
+}
+
+static int
+vradeon_ioctl_noop(int fd, unsigned long request, void *arg)
+{
+   return 0;
+}
+
+static int
+vradeon_ioctl_gem_info(int fd, unsigned long request, void *arg)
+{
+   struct drm_radeon_gem_info *info = arg;
+
+   info->vram_size = debug_get_num_option("VRADEON_VRAM_MB", 256) << 20;
+   info->vram_visible = info->vram_size;
+   info->gart_size = 1024ull << 20;
+   return 0;
+}
+
+static int
+vradeon_ioctl_gem_create(int fd, unsigned long request, void *arg)
+{
+   struct drm_radeon_gem_create *create = arg;
+   struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
+   uint64_t size = (create->size + 4095) & ~4095ull;
+   struct vradeon_bo *bo;
+   int ret;
+
+   vradeon_lock();
+   uint32_t id = vr.next_id++;
+   ret = vramlab_kmodel_create(vr.model, id, size, vradeon_domain(create->initial_domain));
+   mtx_unlock(&vr.lock);
+   if (ret)
+      return -ENOMEM; /* refused in VRAM and in GTT, or of size 0 */
+
+   bo = calloc(1, sizeof(*bo));
+   if (!bo || drm_shim_bo_init(&bo->base, size)) {
+      free(bo);
+      vradeon_lock();
+      vramlab_kmodel_destroy(vr.model, id);
+      mtx_unlock(&vr.lock);
+      return -ENOMEM;
+   }
+   bo->id = id;
+   create->handle = drm_shim_bo_get_handle(shim_fd, &bo->base);
+   drm_shim_bo_put(&bo->base);
+   return 0;
+}
+
+static int
+vradeon_ioctl_gem_mmap(int fd, unsigned long request, void *arg)
+{
+   struct drm_radeon_gem_mmap *mmap_bo = arg;
+   struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
+   struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, mmap_bo->handle);
+
+   if (!bo)
+      return -ENOENT;
+   mmap_bo->addr_ptr = drm_shim_bo_get_mmap_offset(shim_fd, bo);
+   vradeon_lock();
+   vramlab_kmodel_cpu_map(vr.model, ((struct vradeon_bo *)bo)->id);
+   mtx_unlock(&vr.lock);
+   drm_shim_bo_put(bo);
+   return 0;
+}
+
+static int
+vradeon_ioctl_gem_busy(int fd, unsigned long request, void *arg)
+{
+   struct drm_radeon_gem_busy *busy = arg;
+   struct shim_bo *bo = drm_shim_bo_lookup(drm_shim_fd_lookup(fd), busy->handle);
+
+   if (!bo)
+      return -ENOENT;
+   busy->domain = RADEON_GEM_DOMAIN_GTT; /* nothing ever runs: idle */
+   drm_shim_bo_put(bo);
+   return 0;
+}
+
+static int
+vradeon_ioctl_einval(int fd, unsigned long request, void *arg)
+{
+   return -EINVAL; /* user pointers: the winsys probes, and goes without */
+}
+
+/* radeon_cs_ioctl() with the series: the chunks are checked as radeon_cs_parser_init()
+ * checks them (a score chunk only from KMS 2.51, at most one, one u32 per relocation),
+ * every relocation's handle must exist (-ENOENT), then the model validates the buffers.
+ */
+static int
+vradeon_ioctl_cs(int fd, unsigned long request, void *arg)
+{
+   struct drm_radeon_cs *cs = arg;
+   struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
+   const uint64_t *chunks = (const uint64_t *)(uintptr_t)cs->chunks;
+   const struct drm_radeon_cs_chunk *relocs = NULL, *scores = NULL;
+   uint32_t n = 0;
+   int ret = 0;
+
+   for (uint32_t i = 0; i < cs->num_chunks; i++) {
+      const struct drm_radeon_cs_chunk *c = (const void *)(uintptr_t)chunks[i];
+
+      if (c->chunk_id == RADEON_CHUNK_ID_RELOCS) {
+         if (c->length_dw % (sizeof(struct drm_radeon_cs_reloc) / 4))
+            return -EINVAL;
+         relocs = c;
+         n = c->length_dw / (sizeof(struct drm_radeon_cs_reloc) / 4);
+      } else if (c->chunk_id == RADEON_CHUNK_ID_BO_SCORES) {
+         if (shim_device.version_minor < 51 || scores)
+            return -EINVAL;
+         scores = c;
+      }
+   }
+   if (scores && scores->length_dw != n)
+      return -EINVAL;
+
+   vradeon_lock();
+   if (n > vr.max_relocs) {
+      void *p = realloc(vr.relocs, n * sizeof(*vr.relocs));
+
+      if (!p) {
+         mtx_unlock(&vr.lock);
+         return -ENOMEM;
+      }
+      vr.relocs = p;
+      vr.max_relocs = n;
+   }
+   for (uint32_t i = 0; i < n && !ret; i++) {
+      const struct drm_radeon_cs_reloc *r =
+         (const struct drm_radeon_cs_reloc *)(uintptr_t)relocs->chunk_data + i;
+      struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, r->handle);
+
+      if (!bo) {
+         ret = -ENOENT;
+         break;
+      }
+      vr.relocs[i] = (struct vramlab_kmodel_reloc){
+         .id = ((struct vradeon_bo *)bo)->id,
+         .read_domains = vradeon_domain(r->read_domains),
+         .write_domain = vradeon_domain(r->write_domain),
+         .prio = r->flags & RADEON_RELOC_PRIO_MASK,
+         .score = scores ? ((const uint32_t *)(uintptr_t)scores->chunk_data)[i]
+                         : VRAMLAB_KMODEL_SCORE_NEUTRAL,
+      };
+      drm_shim_bo_put(bo);
+   }
+   if (!ret) {
+      vramlab_kmodel_submit(vr.model, vr.relocs, n, scores != NULL);
+      vr.cs++;
+      vr.cs_scores += scores != NULL;
+   } else {
+      vr.cs_rejected++;
+   }
+   mtx_unlock(&vr.lock);
+   return ret;
+}
+
+static int
+vradeon_ioctl_info(int fd, unsigned long request, void *arg)
+{
+   struct drm_radeon_info *info = arg;
+   uint32_t *value = (uint32_t *)(uintptr_t)info->value;
+
+   switch (info->request) {
+   case RADEON_INFO_DEVICE_ID:
+      *value = vr.device_id;
+      return 0;
+   case RADEON_INFO_RING_WORKING:
+   case RADEON_INFO_ACCEL_WORKING2:
+   case RADEON_INFO_VA_UNMAP_WORKING:
+      *value = 1;
+      return 0;
+   case RADEON_INFO_GPU_RESET_COUNTER:
+   case RADEON_INFO_VCE_FW_VERSION:
+   case RADEON_INFO_TILING_CONFIG:
+   case RADEON_INFO_BACKEND_MAP:
+      *value = 0;
+      return 0;
+   case RADEON_INFO_IB_VM_MAX_SIZE:
+      return -EINVAL; /* no GPUVM: r600g uses relocations, as on r600-r700 */
+   case RADEON_INFO_VA_START:
+      return -EINVAL;
+   case RADEON_INFO_MAX_SCLK:
+   case RADEON_INFO_CLOCK_CRYSTAL_FREQ:
+   case RADEON_INFO_NUM_GB_PIPES:
+   case RADEON_INFO_NUM_Z_PIPES:
+   case RADEON_INFO_MAX_PIPES:
+   case RADEON_INFO_MAX_SE:
+   case RADEON_INFO_MAX_SH_PER_SE:
+   case RADEON_INFO_ACTIVE_CU_COUNT:
+   case RADEON_INFO_NUM_BACKENDS:
+   case RADEON_INFO_NUM_TILE_PIPES:
+      *value = 1;
+      return 0;
+   default:
+      return -EINVAL;
+   }
+}
+
+static ioctl_fn_t vradeon_ioctls[] = {
+   [DRM_RADEON_CS] = vradeon_ioctl_cs,
+   [DRM_RADEON_INFO] = vradeon_ioctl_info,
+   [DRM_RADEON_GEM_SET_DOMAIN] = vradeon_ioctl_noop,
+   [DRM_RADEON_GEM_SET_TILING] = vradeon_ioctl_noop,
+   [DRM_RADEON_GEM_WAIT_IDLE] = vradeon_ioctl_noop,
+   [DRM_RADEON_GEM_INFO] = vradeon_ioctl_gem_info,
+   [DRM_RADEON_GEM_CREATE] = vradeon_ioctl_gem_create,
+   [DRM_RADEON_GEM_MMAP] = vradeon_ioctl_gem_mmap,
+   [DRM_RADEON_GEM_BUSY] = vradeon_ioctl_gem_busy,
+   [DRM_RADEON_GEM_USERPTR] = vradeon_ioctl_einval,
+};
+
+/* The chips r600g drives, by name, from Mesa's PCI id list. */
+struct vradeon_chip {
+   uint16_t id;
+   const char *name, *family;
+};
+#define CHIPSET(d, n, f) { (d), #n, #f },
+static const struct vradeon_chip vradeon_chips[] = {
+#include "pci_ids/r600_pci_ids.h"
+};
+#undef CHIPSET
+
+static void
+vradeon_pick_gpu(void)
+{
+   const char *gpu = getenv("RADEON_GPU_ID");
+
+   if (!gpu)
+      return;
+   if (!strncmp(gpu, "0x", 2)) {
+      vr.device_id = strtoul(gpu + 2, NULL, 16);
+      return;
+   }
+   for (size_t i = 0; i < sizeof(vradeon_chips) / sizeof(vradeon_chips[0]); i++) {
+      if (!strcasecmp(gpu, vradeon_chips[i].name) || !strcasecmp(gpu, vradeon_chips[i].family)) {
+         vr.device_id = vradeon_chips[i].id;
+         return;
+      }
+   }
+   vradeon_die("RADEON_GPU_ID=%s is no r600-class chip", gpu);
+}
+
+/* libdrm's device enumeration (EGL's device and surfaceless platforms) reads these. */
+static void
+vradeon_fake_sysfs(void)
+{
+   char text[256];
+   static const char *const files[][2] = {
+      { "vendor", "0x1002\n" }, { "subsystem_vendor", "0x1002\n" }, { "revision", "0x00\n" },
+   };
+
+   snprintf(text, sizeof(text),
+            "DRIVER=radeon\nPCI_CLASS=30000\nPCI_ID=1002:%04X\nPCI_SUBSYS_ID=1002:%04X\n"
+            "PCI_SLOT_NAME=0000:01:00.0\n", vr.device_id, vr.device_id);
+   drm_shim_override_file(text, "/sys/dev/char/%d:%d/device/uevent", DRM_MAJOR,
+                          render_node_minor);
+   for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+      drm_shim_override_file(files[i][1], "/sys/dev/char/%d:%d/device/%s", DRM_MAJOR,
+                             render_node_minor, files[i][0]);
+   snprintf(text, sizeof(text), "0x%04x\n", vr.device_id);
+   drm_shim_override_file(text, "/sys/dev/char/%d:%d/device/device", DRM_MAJOR,
+                          render_node_minor);
+   drm_shim_override_file(text, "/sys/dev/char/%d:%d/device/subsystem_device", DRM_MAJOR,
+                          render_node_minor);
+}
+
+/* "%p" in the file name: the process id. */
+static char *
+vradeon_path(const char *var)
+{
+   const char *pattern = getenv(var);
+   char *path, *p;
+
+   if (!pattern || !*pattern)
+      return NULL;
+   path = malloc(strlen(pattern) + 16);
+   if (!path)
+      vradeon_die("out of memory");
+   p = strstr(pattern, "%p");
+   if (p)
+      sprintf(path, "%.*s%d%s", (int)(p - pattern), pattern, (int)getpid(), p + 2);
+   else
+      strcpy(path, pattern);
+   return path;
+}
+
+static void
+vradeon_exit(void)
+{
+   mtx_lock(&vr.lock);
+   if (vr.model) {
+      vradeon_write_counters();
+      fprintf(stderr, "vradeon: KMS 2.%d, %llu CS (%llu with scores, %llu rejected)%s%s\n",
+              shim_device.version_minor, (unsigned long long)vr.cs,
+              (unsigned long long)vr.cs_scores, (unsigned long long)vr.cs_rejected,
+              vr.counters_path ? ", counters in " : "",
+              vr.counters_path ? vr.counters_path : "");
+      vramlab_kmodel_free(vr.model); /* ends the trace */
+      vr.model = NULL;
+   }
+   mtx_unlock(&vr.lock);
+}
+
+void
+drm_shim_driver_init(void)
+{
+   struct vramlab_kmodel_config c = {
+      .vram_bytes = (uint64_t)debug_get_num_option("VRADEON_VRAM_MB", 256) << 20,
+      .topdown_kib = debug_get_num_option("VRADEON_TOPDOWN_THRESHOLD", 512),
+      .bo_score = debug_get_num_option("VRADEON_BO_SCORE", 0) != 0,
+      .window = debug_get_num_option("VRADEON_BO_SCORE_WINDOW", 256),
+   };
+   char err[256], meta[256];
+   char *trace = vradeon_path("VRADEON_TRACE");
+
+   mtx_init(&vr.lock, mtx_plain);
+   vradeon_pick_gpu();
+   vradeon_fake_sysfs();
+
+   shim_device.bus_type = DRM_BUS_PCI;
+   shim_device.driver_name = "radeon";
+   shim_device.driver_ioctls = vradeon_ioctls;
+   shim_device.driver_ioctl_count = sizeof(vradeon_ioctls) / sizeof(vradeon_ioctls[0]);
+   shim_device.driver_bo_free = vradeon_bo_free;
+   shim_device.version_major = 2;
+   shim_device.version_minor = debug_get_num_option("VRADEON_KMS_MINOR", 51);
+   shim_device.version_patchlevel = 0;
+
+   vr.model = vramlab_kmodel_new(&c, err, sizeof(err));
+   if (!vr.model)
+      vradeon_die("%s", err);
+   if (trace) {
+      snprintf(meta, sizeof(meta),
+               "source=vradeon (the kernel's view)\nvram_bytes=%llu\ngpu=radeon (PCI 1002:%04x)\n"
+               "kms=2.%d\n",
+               (unsigned long long)c.vram_bytes, vr.device_id, shim_device.version_minor);
+      if (vramlab_kmodel_record(vr.model, trace, meta, err, sizeof(err)))
+         vradeon_die("%s", err);
+      free(trace);
+   }
+   vr.counters_path = vradeon_path("VRADEON_COUNTERS");
+   vr.frame_start_us = vradeon_cpu_us();
+   signal(SIGUSR1, vradeon_sigusr1);
+   atexit(vradeon_exit);
+}
+
+/* Frames: a program's eglSwapBuffers (one it links directly; SDL's dlsym() of libEGL's own
+ * symbol bypasses this). The CPU time since the previous swap is the frame's CPU time.
+ */
+PUBLIC unsigned int
+eglSwapBuffers(void *dpy, void *surface)
+{
+   static unsigned int (*real)(void *, void *);
+   double now;
+
+   if (!real) {
+      real = (unsigned int (*)(void *, void *))dlsym(RTLD_NEXT, "eglSwapBuffers");
+      if (!real)
+         vradeon_die("no eglSwapBuffers to call");
+   }
+   unsigned int ret = real(dpy, surface);
+
+   now = vradeon_cpu_us();
+   vradeon_lock();
+   if (vr.model)
+      vramlab_kmodel_frame(vr.model, now - vr.frame_start_us);
+   vr.frame_start_us = now;
+   mtx_unlock(&vr.lock);
+   return ret;
+}
