@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""compare_counters.py LIVE.json REPLAY.json
+"""compare_counters.py LIVE.json REPLAY.json [--frames N]
 
 LIVE is what the virtual radeon's kernel model counted while the program ran
 (VRADEON_COUNTERS); REPLAY is `vramlab sim --model kernel --json` of the kernel-view trace
-the same run recorded (VRADEON_TRACE), one result. Every figure must be equal."""
+the same run recorded (VRADEON_TRACE), one result. Every figure must be equal; with
+--frames N, the live run must also have counted N frames (those of Mesa's own trace)."""
 import json
 import sys
 
@@ -14,7 +15,10 @@ KEYS = ["evictions", "evicted_bytes", "bytes_to_vram", "bytes_from_vram", "moves
 
 
 def main():
-    if len(sys.argv) != 3:
+    frames = None
+    if len(sys.argv) == 5 and sys.argv[3] == "--frames":
+        frames = int(sys.argv[4])
+    elif len(sys.argv) != 3:
         sys.exit(__doc__)
     live = json.load(open(sys.argv[1]))
     replay = json.load(open(sys.argv[2]))
@@ -27,6 +31,8 @@ def main():
     diff = [f"{k}: live {live.get(k)} replay {r.get(k)}" for k in KEYS if live.get(k) != r.get(k)]
     if abs(live["transfer_ms"] - r["transfer_ms"]) > 1e-9 * max(1.0, abs(r["transfer_ms"])):
         diff.append(f"transfer_ms: live {live['transfer_ms']} replay {r['transfer_ms']}")
+    if frames is not None and live["frames"] != frames:
+        diff.append(f"frames: live {live['frames']}, Mesa's trace {frames}")
     if diff:
         sys.exit(f"{sys.argv[1]} != {sys.argv[2]}:\n  " + "\n  ".join(diff))
     print(f"live == replay: {live['cs']} CS, {live['evictions']} evictions, "

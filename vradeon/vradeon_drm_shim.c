@@ -475,27 +475,100 @@ drm_shim_driver_init(void)
    atexit(vradeon_exit);
 }
 
-/* Frames: a program's eglSwapBuffers (one it links directly; SDL's dlsym() of libEGL's own
- * symbol bypasses this). The CPU time since the previous swap is the frame's CPU time.
+/* Frames: the program's eglSwapBuffers() calls. A program that links libEGL calls ours (the
+ * shim is preloaded); one that looks the function up with dlsym() or eglGetProcAddress() (SDL
+ * does) gets ours too. The CPU time since the previous swap is the frame's CPU time.
  */
-PUBLIC unsigned int
-eglSwapBuffers(void *dpy, void *surface)
+typedef unsigned int (*swap_fn)(void *dpy, void *surface);
+static swap_fn vradeon_real_swap;
+
+static unsigned int
+vradeon_swap(void *dpy, void *surface)
 {
-   static unsigned int (*real)(void *, void *);
-   double now;
+   unsigned int ret = vradeon_real_swap(dpy, surface);
+   double now = vradeon_cpu_us();
 
-   if (!real) {
-      real = (unsigned int (*)(void *, void *))dlsym(RTLD_NEXT, "eglSwapBuffers");
-      if (!real)
-         vradeon_die("no eglSwapBuffers to call");
-   }
-   unsigned int ret = real(dpy, surface);
-
-   now = vradeon_cpu_us();
    vradeon_lock();
    if (vr.model)
       vramlab_kmodel_frame(vr.model, now - vr.frame_start_us);
    vr.frame_start_us = now;
    mtx_unlock(&vr.lock);
    return ret;
+}
+
+static void *(*vradeon_real_dlsym(void))(void *, const char *)
+{
+   static void *(*real)(void *, const char *);
+
+   if (!real) {
+      /* dlvsym: dlsym itself would find ours. */
+      real = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+      if (!real)
+         real = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+      if (!real)
+         vradeon_die("cannot find dlsym");
+   }
+   return real;
+}
+
+/* p is libEGL's eglSwapBuffers (glvnd's front end, libEGL.so.1): ours in its place. A
+ * vendor library's (libEGL_mesa's, which libEGL calls) stays as it is, so a swap is counted
+ * once and ours never calls itself.
+ */
+static void *
+vradeon_hook_swap(void *p)
+{
+   Dl_info info;
+   const char *base;
+
+   if (!p || p == (void *)vradeon_swap || !dladdr(p, &info) || !info.dli_fname)
+      return p;
+   base = strrchr(info.dli_fname, '/');
+   base = base ? base + 1 : info.dli_fname;
+   if (strncmp(base, "libEGL.so", 9))
+      return p;
+   vradeon_real_swap = (swap_fn)p;
+   return (void *)vradeon_swap;
+}
+
+/* libEGL's eglGetProcAddress, found by the program (SDL opens libEGL with RTLD_LOCAL: not
+ * reachable with RTLD_NEXT).
+ */
+static void *(*vradeon_real_gpa)(const char *);
+
+PUBLIC void *eglGetProcAddress(const char *name);
+
+PUBLIC void *
+dlsym(void *handle, const char *name)
+{
+   void *p = vradeon_real_dlsym()(handle, name);
+
+   if (p && !strcmp(name, "eglSwapBuffers"))
+      return vradeon_hook_swap(p);
+   if (p && !strcmp(name, "eglGetProcAddress") && p != (void *)eglGetProcAddress) {
+      vradeon_real_gpa = (void *(*)(const char *))p;
+      return (void *)eglGetProcAddress;
+   }
+   return p;
+}
+
+PUBLIC void *
+eglGetProcAddress(const char *name)
+{
+   if (!vradeon_real_gpa)
+      vradeon_real_gpa =
+         (void *(*)(const char *))vradeon_real_dlsym()(RTLD_NEXT, "eglGetProcAddress");
+   void *p = vradeon_real_gpa ? vradeon_real_gpa(name) : NULL;
+
+   return name && !strcmp(name, "eglSwapBuffers") ? vradeon_hook_swap(p) : p;
+}
+
+PUBLIC unsigned int
+eglSwapBuffers(void *dpy, void *surface)
+{
+   if (!vradeon_real_swap)
+      vradeon_real_swap = (swap_fn)vradeon_real_dlsym()(RTLD_NEXT, "eglSwapBuffers");
+   if (!vradeon_real_swap)
+      vradeon_die("no eglSwapBuffers to call");
+   return vradeon_swap(dpy, surface);
 }

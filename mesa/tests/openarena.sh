@@ -24,7 +24,8 @@
 #   --keep-home        keep the game's temporary home directory (printed)
 #   -- GAME_ARGS       passed to the game last (e.g. +set r_picmip 0)
 # Environment: MESA_PREFIX, OA_MODE (short|full), OA_FRAMES, OA_LOG,
-# OA_RENDERER, OA_SIZE, OA_TIMEOUT; RADEON_GPU_ID (default BARTS); the
+# OA_RENDERER, OA_SIZE, OA_TIMEOUT, OA_SHIM (the DRM shim to preload: default the
+# prefix's radeon no-op shim; the virtual radeon's for vradeon/); RADEON_GPU_ID (default BARTS); the
 # rest of the caller's environment reaches the game unchanged
 # (RADEON_BO_TRACE, R600_DEBUG, RADEON_SHIM_KMS_MINOR, RADEON_SHIM_CS_STATS,
 # RADEON_BO_SCORE..., and LD_PRELOAD / LD_LIBRARY_PATH, which the shim and
@@ -88,7 +89,7 @@ if ! [[ $frames =~ ^[1-9][0-9]*$ ]]; then echo "$me: frame count must be a posit
 
 [ -d "$prefix" ] || die "no Mesa prefix at $prefix"
 prefix=$(cd "$prefix" && pwd)
-shim=$prefix/lib/libradeon_noop_drm_shim.so
+shim=${OA_SHIM:-$prefix/lib/libradeon_noop_drm_shim.so}
 vendor=$prefix/share/glvnd/egl_vendor.d/50_mesa.json
 for f in "$shim" "$vendor" "$prefix/lib/dri/r600_dri.so"; do
 	[ -e "$f" ] || die "$f missing: is $prefix a Mesa prefix built with r600 and -Dtools=drm-shim?"
