@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kmodel/kernel_json.h"
 #include "kmodel/kernel_model.h"
 #include "vramlab_kmodel.h"
 
@@ -152,4 +153,42 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	          -1);
 	EXPECT_NE(std::string(err).find("/nonexistent/x.vrl"), std::string::npos) << err;
 	vramlab_kmodel_free(m);
+}
+
+TEST(KmodelC, FrameTimePercentilesAndStutter)
+{
+	std::vector<double> t;
+	for (int i = 1; i <= 100; i++)
+		t.push_back(1000.0 * i); // 1..100 ms
+	FrameTimes f = frame_times(t);
+	EXPECT_DOUBLE_EQ(f.p50_us, 50000);
+	EXPECT_DOUBLE_EQ(f.p95_us, 95000);
+	EXPECT_DOUBLE_EQ(f.p99_us, 99000);
+	EXPECT_DOUBLE_EQ(f.max_us, 100000);
+	EXPECT_EQ(f.stutter, 0u); // > 100 ms: none
+	f = frame_times({10, 10, 10, 21, 20, 30});
+	EXPECT_DOUBLE_EQ(f.p50_us, 10);
+	EXPECT_EQ(f.stutter, 2u); // 21 and 30, not 20 (exactly twice)
+	EXPECT_EQ(frame_times({}).stutter, 0u);
+}
+
+TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
+{
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256};
+	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
+	ASSERT_NE(m, nullptr);
+	vramlab_kmodel_create(m, 0, 768 << 10, 1);
+	vramlab_kmodel_frame(m, 1000.0); // no moves
+	vramlab_kmodel_create(m, 1, 512 << 10, 1); // evicts 0: one move of 768 KiB
+	vramlab_kmodel_frame(m, 1000.0);
+	const std::string path = testing::TempDir() + "kmodel_c_ft.json";
+	ASSERT_EQ(vramlab_kmodel_write_json(m, path.c_str(), nullptr, 0), 0);
+	std::ifstream in(path);
+	const nlohmann::json j = nlohmann::json::parse(in);
+	const double move_us = (768 << 10) / 8e3 + 20.0; // PCIe 8 GB/s + 20 us a move
+	EXPECT_DOUBLE_EQ(j["per_frame"][0]["time_us"], 1000.0);
+	EXPECT_DOUBLE_EQ(j["per_frame"][1]["time_us"], 1000.0 + move_us);
+	EXPECT_DOUBLE_EQ(j["frame_times"]["max_ms"], (1000.0 + move_us) / 1000.0);
+	vramlab_kmodel_free(m);
+	std::remove(path.c_str());
 }

@@ -3,6 +3,7 @@
 #include "kmodel/kernel_json.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace vramlab {
 
@@ -50,6 +51,24 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 		j["frame_mean_moves"] = double(moves) / double(r.frames);
 	}
 	return j;
+}
+
+FrameTimes frame_times(std::vector<double> t)
+{
+	FrameTimes f;
+	if (t.empty())
+		return f;
+	std::sort(t.begin(), t.end());
+	auto rank = [&](double p) { // nearest rank: the smallest value with >= p of them at or below
+		size_t k = size_t(std::ceil(p * double(t.size())));
+		return t[std::min(t.size(), std::max<size_t>(k, 1)) - 1];
+	};
+	f.p50_us = rank(0.50);
+	f.p95_us = rank(0.95);
+	f.p99_us = rank(0.99);
+	f.max_us = t.back();
+	f.stutter = uint64_t(t.end() - std::upper_bound(t.begin(), t.end(), 2 * f.p50_us));
+	return f;
 }
 
 } // namespace vramlab

@@ -1,11 +1,19 @@
 // The kernel model's figures as JSON (kernel_json.cc).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <vector>
 
 #include "kmodel/kernel_model.h"
 
 namespace vramlab {
 
 nlohmann::json kernel_result_json(const KernelResult &r);
+
+// Frame-time percentiles (nearest rank) and stutter: frames longer than twice the median.
+struct FrameTimes {
+	double p50_us = 0, p95_us = 0, p99_us = 0, max_us = 0;
+	uint64_t stutter = 0;
+};
+FrameTimes frame_times(std::vector<double> times_us);
 
 } // namespace vramlab

@@ -449,8 +449,10 @@ public:
 			if (b.mem == MemGtt) {
 				r_.gtt_accesses++;
 				r_.gtt_access_bytes += b.pages * kPage;
-				if (c_.per_frame)
+				if (c_.per_frame) {
 					r_.per_frame.back().gtt_accesses++;
+					r_.per_frame.back().gtt_access_bytes += b.pages * kPage;
+				}
 			}
 			size_key_.push_back(b.pages << 20 | i);
 			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
@@ -519,8 +521,10 @@ private:
 		const uint64_t moved = r_.vram_in_from_gtt_bytes + v.bytes_out;
 		r_.transfer_us = moved / pcie + double(r_.moves()) * c_.move_latency_us +
 		                 r_.gtt_access_bytes * (1.0 / pcie - 1.0 / vram);
+		// the same terms per frame: the frames' times add up to the run's
 		for (KernelFrame &f : r_.per_frame)
-			f.transfer_us = f.bytes / pcie + double(f.moves) * c_.move_latency_us;
+			f.transfer_us = f.bytes / pcie + double(f.moves) * c_.move_latency_us +
+			                f.gtt_access_bytes * (1.0 / pcie - 1.0 / vram);
 	}
 
 	void check()

@@ -36,8 +36,8 @@ struct KernelCounters {
 
 struct KernelFrame {
 	uint64_t moves = 0, bytes = 0;     // between VRAM and GTT, either way
-	uint64_t gtt_accesses = 0;
-	double transfer_us = 0;
+	uint64_t gtt_accesses = 0, gtt_access_bytes = 0;
+	double transfer_us = 0;            // the run's transfer-time terms, for this frame's share
 };
 
 struct KernelResult {

@@ -199,13 +199,25 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		               {"bo_score", m->config.bo_score},
 		               {"window", m->config.window}};
 		nlohmann::json frames = nlohmann::json::array();
-		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++)
+		std::vector<double> times;
+		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++) {
+			const double cpu = i < m->frame_cpu_us.size() ? m->frame_cpu_us[i] : 0.0;
+			times.push_back(cpu + r.per_frame[i].transfer_us);
 			frames.push_back({{"moves", r.per_frame[i].moves},
 			                  {"bytes", r.per_frame[i].bytes},
 			                  {"gtt_accesses", r.per_frame[i].gtt_accesses},
 			                  {"transfer_us", r.per_frame[i].transfer_us},
-			                  {"cpu_us", i < m->frame_cpu_us.size() ? m->frame_cpu_us[i] : 0.0}});
+			                  {"cpu_us", cpu},
+			                  {"time_us", times.back()}});
+		}
 		j["per_frame"] = std::move(frames);
+		const FrameTimes ft = frame_times(times);
+		j["frame_times"] = {{"model", "time = CPU time (measured) + transfer time (modelled)"},
+		                    {"p50_ms", ft.p50_us / 1000.0},
+		                    {"p95_ms", ft.p95_us / 1000.0},
+		                    {"p99_ms", ft.p99_us / 1000.0},
+		                    {"max_ms", ft.max_us / 1000.0},
+		                    {"stutter", ft.stutter}};
 		const std::string tmp = std::string(path) + ".tmp." + std::to_string(getpid());
 		{
 			std::ofstream f(tmp);
