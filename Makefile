@@ -33,6 +33,7 @@ demo: build
 	$(VRAMLAB) sim --policies $(POLICIES) --json $(BUILD)/demo.json traces/
 	/usr/bin/python3 $(HARNESS)/plots/plot_sim.py $(BUILD)/demo.json $(BUILD)/demo.png
 	$(VRAMLAB) sim --model kernel --vram 64,128,256,512 --json $(BUILD)/demo-kernel.json traces/
+	$(VRAMLAB) sim --model kernel --vram 6,32 --json $(BUILD)/demo-live.json traces/live/
 
 corpus: build
 	$(VRAMLAB) sim --policies lru,minmax,score,score-age,gdsf --json $(BUILD)/corpus.json \
