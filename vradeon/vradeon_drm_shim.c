@@ -232,19 +232,24 @@ vradeon_ioctl_cs(int fd, unsigned long request, void *arg)
 
       if (c->chunk_id == RADEON_CHUNK_ID_RELOCS) {
          if (c->length_dw % (sizeof(struct drm_radeon_cs_reloc) / 4))
-            return -EINVAL;
+            ret = -EINVAL;
          relocs = c;
          n = c->length_dw / (sizeof(struct drm_radeon_cs_reloc) / 4);
       } else if (c->chunk_id == RADEON_CHUNK_ID_BO_SCORES) {
          if (shim_device.version_minor < 51 || scores)
-            return -EINVAL;
+            ret = -EINVAL;
          scores = c;
       }
    }
    if (scores && scores->length_dw != n)
-      return -EINVAL;
+      ret = -EINVAL;
 
    vradeon_lock();
+   if (ret) {
+      vr.cs_rejected++;
+      mtx_unlock(&vr.lock);
+      return ret;
+   }
    if (n > vr.max_relocs) {
       void *p = realloc(vr.relocs, n * sizeof(*vr.relocs));
 
@@ -327,17 +332,37 @@ vradeon_ioctl_info(int fd, unsigned long request, void *arg)
    }
 }
 
+/* drm-shim returns a handler's value as ioctl()'s: an error must be -1 with errno set, as
+ * the kernel's are (libdrm's drmCommandWriteRead() returns -errno).
+ */
+#define VRADEON_IOCTL(name)                                                \
+   static int name##_errno(int fd, unsigned long request, void *arg)       \
+   {                                                                       \
+      int r = name(fd, request, arg);                                      \
+      if (r < 0) {                                                         \
+         errno = -r;                                                       \
+         return -1;                                                        \
+      }                                                                    \
+      return r;                                                            \
+   }
+VRADEON_IOCTL(vradeon_ioctl_cs)
+VRADEON_IOCTL(vradeon_ioctl_info)
+VRADEON_IOCTL(vradeon_ioctl_gem_create)
+VRADEON_IOCTL(vradeon_ioctl_gem_mmap)
+VRADEON_IOCTL(vradeon_ioctl_gem_busy)
+VRADEON_IOCTL(vradeon_ioctl_einval)
+
 static ioctl_fn_t vradeon_ioctls[] = {
-   [DRM_RADEON_CS] = vradeon_ioctl_cs,
-   [DRM_RADEON_INFO] = vradeon_ioctl_info,
+   [DRM_RADEON_CS] = vradeon_ioctl_cs_errno,
+   [DRM_RADEON_INFO] = vradeon_ioctl_info_errno,
    [DRM_RADEON_GEM_SET_DOMAIN] = vradeon_ioctl_noop,
    [DRM_RADEON_GEM_SET_TILING] = vradeon_ioctl_noop,
    [DRM_RADEON_GEM_WAIT_IDLE] = vradeon_ioctl_noop,
    [DRM_RADEON_GEM_INFO] = vradeon_ioctl_gem_info,
-   [DRM_RADEON_GEM_CREATE] = vradeon_ioctl_gem_create,
-   [DRM_RADEON_GEM_MMAP] = vradeon_ioctl_gem_mmap,
-   [DRM_RADEON_GEM_BUSY] = vradeon_ioctl_gem_busy,
-   [DRM_RADEON_GEM_USERPTR] = vradeon_ioctl_einval,
+   [DRM_RADEON_GEM_CREATE] = vradeon_ioctl_gem_create_errno,
+   [DRM_RADEON_GEM_MMAP] = vradeon_ioctl_gem_mmap_errno,
+   [DRM_RADEON_GEM_BUSY] = vradeon_ioctl_gem_busy_errno,
+   [DRM_RADEON_GEM_USERPTR] = vradeon_ioctl_einval_errno,
 };
 
 /* The chips r600g drives, by name, from Mesa's PCI id list. */

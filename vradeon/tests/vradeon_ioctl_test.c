@@ -1,0 +1,125 @@
+/*
+ * SPDX-License-Identifier: MIT
+ *
+ * The virtual radeon's ioctl handlers, called directly (run with LD_PRELOAD of the shim,
+ * VRADEON_VRAM_MB=1): GEM_INFO reports the VRAM size, GEM_CREATE fails where the kernel
+ * refuses, GEM_MMAP and CS look their handles up, and CS checks its chunks as the series'
+ * radeon_cs_parser_init() does. Usage: vradeon_ioctl_test 50|51 (the KMS minor the shim was
+ * told). Prints one line per check; exits 1 at the first failure. The figures the model
+ * counted are checked by the caller (vradeon/Makefile) from VRADEON_COUNTERS.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <xf86drm.h>
+#include <radeon_drm.h>
+
+#ifndef RADEON_CHUNK_ID_BO_SCORES
+#define RADEON_CHUNK_ID_BO_SCORES 0x05
+#endif
+
+static int fd, failures;
+
+static void
+check(int ok, const char *what)
+{
+   printf("%s: %s\n", ok ? "ok" : "FAIL", what);
+   failures += !ok;
+}
+
+static int
+create(uint64_t size, uint32_t domain, uint32_t *handle)
+{
+   struct drm_radeon_gem_create c = { .size = size, .alignment = 4096, .initial_domain = domain };
+   int r = drmCommandWriteRead(fd, DRM_RADEON_GEM_CREATE, &c, sizeof(c));
+
+   *handle = c.handle;
+   return r;
+}
+
+/* One CS: an IB, the relocations, the ring, and nscore_chunks score chunks of nscores each. */
+static int
+submit(const uint32_t *handles, unsigned n, int nscore_chunks, unsigned nscores, int reloc_dw_extra)
+{
+   struct drm_radeon_cs_reloc relocs[8] = { { 0 } };
+   uint32_t ib[4] = { 0x80000000, 0x80000000, 0x80000000, 0x80000000 };
+   uint32_t ring[2] = { 0, RADEON_CS_RING_GFX };
+   uint32_t scores[8] = { 0, 1u << 31, 0xffffffffu, 7, 7, 7, 7, 7 };
+   struct drm_radeon_cs_chunk chunks[5];
+   uint64_t ptrs[5];
+   unsigned k = 0;
+
+   for (unsigned i = 0; i < n; i++) {
+      relocs[i].handle = handles[i];
+      relocs[i].read_domains = RADEON_GEM_DOMAIN_VRAM;
+   }
+   chunks[k++] = (struct drm_radeon_cs_chunk){ RADEON_CHUNK_ID_IB, 4, (uintptr_t)ib };
+   chunks[k++] = (struct drm_radeon_cs_chunk){
+      RADEON_CHUNK_ID_RELOCS, n * sizeof(relocs[0]) / 4 + reloc_dw_extra, (uintptr_t)relocs };
+   chunks[k++] = (struct drm_radeon_cs_chunk){ RADEON_CHUNK_ID_FLAGS, 2, (uintptr_t)ring };
+   for (int i = 0; i < nscore_chunks; i++)
+      chunks[k++] = (struct drm_radeon_cs_chunk){ RADEON_CHUNK_ID_BO_SCORES, nscores,
+                                                  (uintptr_t)scores };
+   for (unsigned i = 0; i < k; i++)
+      ptrs[i] = (uintptr_t)&chunks[i];
+   struct drm_radeon_cs cs = { .num_chunks = k, .chunks = (uintptr_t)ptrs };
+
+   return drmCommandWriteRead(fd, DRM_RADEON_CS, &cs, sizeof(cs));
+}
+
+int
+main(int argc, char **argv)
+{
+   int minor = argc > 1 ? atoi(argv[1]) : 51;
+   uint32_t a, b, z, h[2];
+
+   fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
+   if (fd < 0) {
+      fprintf(stderr, "no render node: run with LD_PRELOAD of the virtual radeon\n");
+      return 1;
+   }
+
+   drmVersionPtr v = drmGetVersion(fd);
+   check(v && !strcmp(v->name, "radeon") && v->version_major == 2 &&
+         v->version_minor == minor, "drmGetVersion: radeon 2.<the minor asked for>");
+   drmFreeVersion(v);
+
+   struct drm_radeon_gem_info info = { 0 };
+   check(!drmCommandWriteRead(fd, DRM_RADEON_GEM_INFO, &info, sizeof(info)) &&
+         info.vram_size == 1 << 20, "GEM_INFO: the VRAM size is VRADEON_VRAM_MB (1 MiB)");
+
+   check(create(0, RADEON_GEM_DOMAIN_VRAM, &z) == -ENOMEM, "GEM_CREATE of 0 bytes: -ENOMEM");
+   check(!create(512 << 10, RADEON_GEM_DOMAIN_VRAM, &a), "GEM_CREATE A, 512 KiB in VRAM");
+   check(!create(768 << 10, RADEON_GEM_DOMAIN_VRAM, &b), "GEM_CREATE B, 768 KiB in VRAM (A evicted)");
+
+   struct drm_radeon_gem_mmap m = { .handle = 999, .size = 4096 };
+   check(drmCommandWriteRead(fd, DRM_RADEON_GEM_MMAP, &m, sizeof(m)) == -ENOENT,
+         "GEM_MMAP of an unknown handle: -ENOENT");
+   m.handle = a;
+   check(!drmCommandWriteRead(fd, DRM_RADEON_GEM_MMAP, &m, sizeof(m)), "GEM_MMAP of A");
+
+   h[0] = a;
+   h[1] = 999;
+   check(submit(h, 2, 0, 0, 0) == -ENOENT, "CS naming an unknown handle: -ENOENT");
+   h[1] = b;
+   check(submit(h, 2, 0, 0, 1) == -EINVAL, "CS with a relocation chunk of a bad length: -EINVAL");
+   if (minor >= 51) {
+      check(submit(h, 2, 1, 1, 0) == -EINVAL, "CS with one score for two relocations: -EINVAL");
+      check(submit(h, 2, 2, 2, 0) == -EINVAL, "CS with two score chunks: -EINVAL");
+      check(!submit(h, 2, 1, 2, 0), "CS of A and B with their scores");
+   } else {
+      check(submit(h, 2, 1, 2, 0) == -EINVAL, "CS with a score chunk at KMS 2.50: -EINVAL");
+      check(!submit(h, 2, 0, 0, 0), "CS of A and B without scores");
+   }
+
+   struct drm_gem_close c = { .handle = a };
+   check(!drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c), "GEM_CLOSE A");
+   c.handle = b;
+   check(!drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c), "GEM_CLOSE B");
+   close(fd);
+   return failures ? 1 : 0;
+}
