@@ -407,7 +407,9 @@ vradeon_fake_sysfs(void)
 
    snprintf(text, sizeof(text),
             "DRIVER=radeon\nPCI_CLASS=30000\nPCI_ID=1002:%04X\nPCI_SUBSYS_ID=1002:%04X\n"
-            "PCI_SLOT_NAME=0000:01:00.0\n", vr.device_id, vr.device_id);
+            "PCI_SLOT_NAME=0000:01:00.0\n"
+            "MODALIAS=pci:v00001002d0000%04Xsv00001002sd0000%04Xbc03sc00i00\n",
+            vr.device_id, vr.device_id, vr.device_id, vr.device_id);
    drm_shim_override_file(text, "/sys/dev/char/%d:%d/device/uevent", DRM_MAJOR,
                           render_node_minor);
    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
@@ -500,17 +502,17 @@ drm_shim_driver_init(void)
    atexit(vradeon_exit);
 }
 
-/* Frames: the program's eglSwapBuffers() calls. A program that links libEGL calls ours (the
- * shim is preloaded); one that looks the function up with dlsym() or eglGetProcAddress() (SDL
- * does) gets ours too. The CPU time since the previous swap is the frame's CPU time.
+/* Frames: the program's buffer swaps, caught where the program calls them through its own
+ * dynamic links, so that each is counted once: eglSwapBuffers() (EGL programs that link
+ * libEGL), SDL_GL_SwapWindow() (SDL programs: SDL finds eglSwapBuffers with dlsym() on a
+ * libEGL it opened itself) and waffle_window_swap_buffers() (piglit, apitrace's eglretrace).
+ * Interposing dlsym() instead would break every library that resolves symbols relative to
+ * itself (RTLD_DEFAULT and RTLD_NEXT depend on the caller). The CPU time since the previous
+ * swap is the frame's CPU time.
  */
-typedef unsigned int (*swap_fn)(void *dpy, void *surface);
-static swap_fn vradeon_real_swap;
-
-static unsigned int
-vradeon_swap(void *dpy, void *surface)
+static void
+vradeon_frame(void)
 {
-   unsigned int ret = vradeon_real_swap(dpy, surface);
    double now = vradeon_cpu_us();
 
    vradeon_lock();
@@ -518,82 +520,49 @@ vradeon_swap(void *dpy, void *surface)
       vramlab_kmodel_frame(vr.model, now - vr.frame_start_us);
    vr.frame_start_us = now;
    mtx_unlock(&vr.lock);
-   return ret;
 }
 
-static void *(*vradeon_real_dlsym(void))(void *, const char *)
-{
-   static void *(*real)(void *, const char *);
-
-   if (!real) {
-      /* dlvsym: dlsym itself would find ours. */
-      real = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-      if (!real)
-         real = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-      if (!real)
-         vradeon_die("cannot find dlsym");
-   }
-   return real;
-}
-
-/* p is libEGL's eglSwapBuffers (glvnd's front end, libEGL.so.1): ours in its place. A
- * vendor library's (libEGL_mesa's, which libEGL calls) stays as it is, so a swap is counted
- * once and ours never calls itself.
- */
 static void *
-vradeon_hook_swap(void *p)
+vradeon_next(const char *name)
 {
-   Dl_info info;
-   const char *base;
+   void *p = dlsym(RTLD_NEXT, name);
 
-   if (!p || p == (void *)vradeon_swap || !dladdr(p, &info) || !info.dli_fname)
-      return p;
-   base = strrchr(info.dli_fname, '/');
-   base = base ? base + 1 : info.dli_fname;
-   if (strncmp(base, "libEGL.so", 9))
-      return p;
-   vradeon_real_swap = (swap_fn)p;
-   return (void *)vradeon_swap;
-}
-
-/* libEGL's eglGetProcAddress, found by the program (SDL opens libEGL with RTLD_LOCAL: not
- * reachable with RTLD_NEXT).
- */
-static void *(*vradeon_real_gpa)(const char *);
-
-PUBLIC void *eglGetProcAddress(const char *name);
-
-PUBLIC void *
-dlsym(void *handle, const char *name)
-{
-   void *p = vradeon_real_dlsym()(handle, name);
-
-   if (p && !strcmp(name, "eglSwapBuffers"))
-      return vradeon_hook_swap(p);
-   if (p && !strcmp(name, "eglGetProcAddress") && p != (void *)eglGetProcAddress) {
-      vradeon_real_gpa = (void *(*)(const char *))p;
-      return (void *)eglGetProcAddress;
-   }
+   if (!p)
+      vradeon_die("no %s to call", name);
    return p;
-}
-
-PUBLIC void *
-eglGetProcAddress(const char *name)
-{
-   if (!vradeon_real_gpa)
-      vradeon_real_gpa =
-         (void *(*)(const char *))vradeon_real_dlsym()(RTLD_NEXT, "eglGetProcAddress");
-   void *p = vradeon_real_gpa ? vradeon_real_gpa(name) : NULL;
-
-   return name && !strcmp(name, "eglSwapBuffers") ? vradeon_hook_swap(p) : p;
 }
 
 PUBLIC unsigned int
 eglSwapBuffers(void *dpy, void *surface)
 {
-   if (!vradeon_real_swap)
-      vradeon_real_swap = (swap_fn)vradeon_real_dlsym()(RTLD_NEXT, "eglSwapBuffers");
-   if (!vradeon_real_swap)
-      vradeon_die("no eglSwapBuffers to call");
-   return vradeon_swap(dpy, surface);
+   static unsigned int (*real)(void *, void *);
+
+   if (!real)
+      real = (unsigned int (*)(void *, void *))vradeon_next("eglSwapBuffers");
+   unsigned int ret = real(dpy, surface);
+   vradeon_frame();
+   return ret;
+}
+
+PUBLIC void
+SDL_GL_SwapWindow(void *window)
+{
+   static void (*real)(void *);
+
+   if (!real)
+      real = (void (*)(void *))vradeon_next("SDL_GL_SwapWindow");
+   real(window);
+   vradeon_frame();
+}
+
+PUBLIC bool
+waffle_window_swap_buffers(void *window)
+{
+   static bool (*real)(void *);
+
+   if (!real)
+      real = (bool (*)(void *))vradeon_next("waffle_window_swap_buffers");
+   bool ret = real(window);
+   vradeon_frame();
+   return ret;
 }
