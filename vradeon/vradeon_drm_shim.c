@@ -20,6 +20,9 @@
  */
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -99,7 +102,8 @@ vradeon_write_counters(void)
 {
    char err[256];
 
-   if (vr.counters_path && vramlab_kmodel_write_json(vr.model, vr.counters_path, err,
+   if (vr.counters_path && vr.model &&
+       vramlab_kmodel_write_json(vr.model, vr.counters_path, err,
                                                      sizeof(err)))
       fprintf(stderr, "vradeon: %s\n", err);
    vr.dump_requested = 0;
@@ -126,7 +130,8 @@ vradeon_bo_free(struct shim_bo *bo)
    struct vradeon_bo *vbo = (struct vradeon_bo *)bo;
 
    vradeon_lock();
-   vramlab_kmodel_destroy(vr.model, vbo->id);
+   if (vr.model)
+      vramlab_kmodel_destroy(vr.model, vbo->id);
    mtx_unlock(&vr.lock);
 }
 
@@ -158,7 +163,8 @@ vradeon_ioctl_gem_create(int fd, unsigned long request, void *arg)
 
    vradeon_lock();
    uint32_t id = vr.next_id++;
-   ret = vramlab_kmodel_create(vr.model, id, size, vradeon_domain(create->initial_domain));
+   ret = vr.model ? vramlab_kmodel_create(vr.model, id, size,
+                                          vradeon_domain(create->initial_domain)) : 0;
    mtx_unlock(&vr.lock);
    if (ret)
       return -ENOMEM; /* refused in VRAM and in GTT, or of size 0 */
@@ -167,7 +173,8 @@ vradeon_ioctl_gem_create(int fd, unsigned long request, void *arg)
    if (!bo || drm_shim_bo_init(&bo->base, size)) {
       free(bo);
       vradeon_lock();
-      vramlab_kmodel_destroy(vr.model, id);
+      if (vr.model)
+         vramlab_kmodel_destroy(vr.model, id);
       mtx_unlock(&vr.lock);
       return -ENOMEM;
    }
@@ -188,7 +195,8 @@ vradeon_ioctl_gem_mmap(int fd, unsigned long request, void *arg)
       return -ENOENT;
    mmap_bo->addr_ptr = drm_shim_bo_get_mmap_offset(shim_fd, bo);
    vradeon_lock();
-   vramlab_kmodel_cpu_map(vr.model, ((struct vradeon_bo *)bo)->id);
+   if (vr.model)
+      vramlab_kmodel_cpu_map(vr.model, ((struct vradeon_bo *)bo)->id);
    mtx_unlock(&vr.lock);
    drm_shim_bo_put(bo);
    return 0;
@@ -244,49 +252,60 @@ vradeon_ioctl_cs(int fd, unsigned long request, void *arg)
    if (scores && scores->length_dw != n)
       ret = -EINVAL;
 
-   vradeon_lock();
-   if (ret) {
-      vr.cs_rejected++;
-      mtx_unlock(&vr.lock);
-      return ret;
-   }
-   if (n > vr.max_relocs) {
-      void *p = realloc(vr.relocs, n * sizeof(*vr.relocs));
+   /* The buffers are looked up, and their references dropped, outside the lock: dropping the
+    * last one frees the buffer, which takes the lock (vradeon_bo_free()). While the CS holds
+    * them no buffer of it can be destroyed, so the model never sees a CS on a dead id.
+    */
+   struct shim_bo **bos = ret || !n ? NULL : calloc(n, sizeof(*bos));
 
-      if (!p) {
-         mtx_unlock(&vr.lock);
-         return -ENOMEM;
-      }
-      vr.relocs = p;
-      vr.max_relocs = n;
-   }
+   if (!ret && n && !bos)
+      ret = -ENOMEM;
    for (uint32_t i = 0; i < n && !ret; i++) {
       const struct drm_radeon_cs_reloc *r =
          (const struct drm_radeon_cs_reloc *)(uintptr_t)relocs->chunk_data + i;
-      struct shim_bo *bo = drm_shim_bo_lookup(shim_fd, r->handle);
 
-      if (!bo) {
+      bos[i] = drm_shim_bo_lookup(shim_fd, r->handle);
+      if (!bos[i])
          ret = -ENOENT;
-         break;
+   }
+
+   vradeon_lock();
+   if (!ret && n > vr.max_relocs) {
+      void *p = realloc(vr.relocs, n * sizeof(*vr.relocs));
+
+      if (p) {
+         vr.relocs = p;
+         vr.max_relocs = n;
+      } else {
+         ret = -ENOMEM;
       }
-      vr.relocs[i] = (struct vramlab_kmodel_reloc){
-         .id = ((struct vradeon_bo *)bo)->id,
-         .read_domains = vradeon_domain(r->read_domains),
-         .write_domain = vradeon_domain(r->write_domain),
-         .prio = r->flags & RADEON_RELOC_PRIO_MASK,
-         .score = scores ? ((const uint32_t *)(uintptr_t)scores->chunk_data)[i]
-                         : VRAMLAB_KMODEL_SCORE_NEUTRAL,
-      };
-      drm_shim_bo_put(bo);
    }
    if (!ret) {
-      vramlab_kmodel_submit(vr.model, vr.relocs, n, scores != NULL);
+      for (uint32_t i = 0; i < n; i++) {
+         const struct drm_radeon_cs_reloc *r =
+            (const struct drm_radeon_cs_reloc *)(uintptr_t)relocs->chunk_data + i;
+
+         vr.relocs[i] = (struct vramlab_kmodel_reloc){
+            .id = ((struct vradeon_bo *)bos[i])->id,
+            .read_domains = vradeon_domain(r->read_domains),
+            .write_domain = vradeon_domain(r->write_domain),
+            .prio = r->flags & RADEON_RELOC_PRIO_MASK,
+            .score = scores ? ((const uint32_t *)(uintptr_t)scores->chunk_data)[i]
+                            : VRAMLAB_KMODEL_SCORE_NEUTRAL,
+         };
+      }
+      if (vr.model)
+         vramlab_kmodel_submit(vr.model, vr.relocs, n, scores != NULL);
       vr.cs++;
       vr.cs_scores += scores != NULL;
    } else {
       vr.cs_rejected++;
    }
    mtx_unlock(&vr.lock);
+
+   for (uint32_t i = 0; bos && i < n && bos[i]; i++)
+      drm_shim_bo_put(bos[i]);
+   free(bos);
    return ret;
 }
 
@@ -459,6 +478,58 @@ vradeon_exit(void)
    mtx_unlock(&vr.lock);
 }
 
+/* SIGTERM and SIGINT, when the program leaves them at their default (a program that handles
+ * them and exits runs vradeon_exit() anyway): the counters and the trace are finished by a
+ * thread, since neither is async-signal-safe, then the signal does what it would have done.
+ * The handler waits at most 2 s, in case it interrupted the thread holding the lock.
+ */
+static int vr_sig_pipe[2] = { -1, -1 }, vr_ack_pipe[2] = { -1, -1 };
+
+static void *
+vradeon_signal_thread(void *arg)
+{
+   char c;
+
+   while (read(vr_sig_pipe[0], &c, 1) != 1)
+      ;
+   vradeon_exit();
+   if (write(vr_ack_pipe[1], &c, 1) != 1)
+      return NULL;
+   return NULL;
+}
+
+static void
+vradeon_fatal_signal(int sig)
+{
+   struct pollfd p = { .fd = vr_ack_pipe[0], .events = POLLIN };
+   char c = sig;
+   int saved = errno;
+
+   if (write(vr_sig_pipe[1], &c, 1) == 1)
+      poll(&p, 1, 2000);
+   signal(sig, SIG_DFL);
+   errno = saved;
+   raise(sig);
+}
+
+static void
+vradeon_catch_fatal_signals(void)
+{
+   static const int sigs[] = { SIGTERM, SIGINT };
+   pthread_t thread;
+
+   if (pipe2(vr_sig_pipe, O_CLOEXEC) || pipe2(vr_ack_pipe, O_CLOEXEC) ||
+       pthread_create(&thread, NULL, vradeon_signal_thread, NULL))
+      return;
+   pthread_detach(thread);
+   for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+      struct sigaction old, sa = { .sa_handler = vradeon_fatal_signal };
+
+      if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
+         sigaction(sigs[i], &sa, NULL);
+   }
+}
+
 void
 drm_shim_driver_init(void)
 {
@@ -500,6 +571,7 @@ drm_shim_driver_init(void)
    vr.frame_start_us = vradeon_cpu_us();
    signal(SIGUSR1, vradeon_sigusr1);
    atexit(vradeon_exit);
+   vradeon_catch_fatal_signals();
 }
 
 /* Frames: the program's buffer swaps, caught where the program calls them through its own
