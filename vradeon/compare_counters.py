@@ -1,12 +1,15 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""compare_counters.py LIVE.json REPLAY.json [--frames N]
+"""compare_counters.py VRAMLAB RUN [--frames N]
 
-LIVE is what the virtual radeon's kernel model counted while the program ran
-(VRADEON_COUNTERS); REPLAY is `vramlab sim --model kernel --json` of the kernel-view trace
-the same run recorded (VRADEON_TRACE), one result. Every figure must be equal; with
---frames N, the live run must also have counted N frames (those of Mesa's own trace)."""
+RUN.json is what the virtual radeon's kernel model counted while the program ran
+(VRADEON_COUNTERS); RUN.kernel.vrl the kernel-view trace the same run recorded
+(VRADEON_TRACE). The trace is replayed with `VRAMLAB sim --model kernel` under the run's own
+configuration (the VRAM size, top-down threshold, key order and window the live counters
+record), and every figure must be equal; with --frames N, the live run must also have counted
+N frames (those of Mesa's own trace)."""
 import json
+import subprocess
 import sys
 
 KEYS = ["evictions", "evicted_bytes", "bytes_to_vram", "bytes_from_vram", "moves", "cs",
@@ -14,27 +17,45 @@ KEYS = ["evictions", "evicted_bytes", "bytes_to_vram", "bytes_from_vram", "moves
         "gtt_accesses", "gtt_access_bytes", "threshold_cs", "threshold_bos", "stamp", "digest"]
 
 
-def main():
-    frames = None
-    if len(sys.argv) == 5 and sys.argv[3] == "--frames":
-        frames = int(sys.argv[4])
-    elif len(sys.argv) != 3:
-        sys.exit(__doc__)
-    live = json.load(open(sys.argv[1]))
-    replay = json.load(open(sys.argv[2]))
-    if live.get("schema") != "vramlab-kmodel-live":
-        sys.exit(f"{sys.argv[1]}: not the virtual radeon's counters")
-    results = replay.get("results", [])
+def replay(vramlab, run, config):
+    mib, rest = divmod(config["vram_bytes"], 1 << 20)
+    if rest:
+        sys.exit(f"{run}.json: VRAM of {config['vram_bytes']} bytes is not whole MiB")
+    topdown = config["topdown_kib"]
+    policy = {(False, False): "lru", (True, False): "minmax", (False, True): "key",
+              (True, True): "minmax+key"}[(topdown > 0, bool(config["bo_score"]))]
+    cmd = [vramlab, "sim", "--model", "kernel", "--policies", policy, "--vram", str(mib),
+           "--window", str(config["window"]), "--json", "-", run + ".kernel.vrl"]
+    if topdown:
+        cmd[6:6] = ["--threshold", f"{topdown}K"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    if "warning" in out.stderr:
+        sys.exit(f"{run}.kernel.vrl: {out.stderr.strip()}")
+    results = json.loads(out.stdout)["results"]
     if len(results) != 1:
-        sys.exit(f"{sys.argv[2]}: {len(results)} results, expected 1")
-    r = results[0]
+        sys.exit(f"{run}.kernel.vrl: {len(results)} results, expected 1")
+    return results[0]
+
+
+def main():
+    args = sys.argv[1:]
+    frames = None
+    if len(args) == 4 and args[2] == "--frames":
+        frames = int(args[3])
+    elif len(args) != 2:
+        sys.exit(__doc__)
+    vramlab, run = args[0], args[1]
+    live = json.load(open(run + ".json"))
+    if live.get("schema") != "vramlab-kmodel-live":
+        sys.exit(f"{run}.json: not the virtual radeon's counters")
+    r = replay(vramlab, run, live["config"])
     diff = [f"{k}: live {live.get(k)} replay {r.get(k)}" for k in KEYS if live.get(k) != r.get(k)]
     if abs(live["transfer_ms"] - r["transfer_ms"]) > 1e-9 * max(1.0, abs(r["transfer_ms"])):
         diff.append(f"transfer_ms: live {live['transfer_ms']} replay {r['transfer_ms']}")
     if frames is not None and live["frames"] != frames:
         diff.append(f"frames: live {live['frames']}, Mesa's trace {frames}")
     if diff:
-        sys.exit(f"{sys.argv[1]} != {sys.argv[2]}:\n  " + "\n  ".join(diff))
+        sys.exit(f"{run}: live != replayed:\n  " + "\n  ".join(diff))
     print(f"live == replay: {live['cs']} CS, {live['evictions']} evictions, "
           f"{live['bytes_from_vram']} bytes out of VRAM, {live['frames']} frames, "
           f"transfer {live['transfer_ms']:.3f} ms")
