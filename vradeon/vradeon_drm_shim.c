@@ -61,7 +61,7 @@ static struct {
    char *counters_path;
    struct vramlab_kmodel_reloc *relocs;
    uint32_t max_relocs;
-   uint64_t cs, cs_scores, cs_rejected;
+   uint64_t cs, cs_scores, cs_scores_ignored, cs_rejected;
    double frame_start_us;
    volatile sig_atomic_t dump_requested;
 } vr = { .device_id = 0x6738 /* BARTS */ };
@@ -221,36 +221,72 @@ vradeon_ioctl_einval(int fd, unsigned long request, void *arg)
    return -EINVAL; /* user pointers: the winsys probes, and goes without */
 }
 
-/* radeon_cs_ioctl() with the series: the chunks are checked as radeon_cs_parser_init()
- * checks them (a score chunk only from KMS 2.51, at most one, one u32 per relocation),
- * every relocation's handle must exist (-ENOENT), then the model validates the buffers.
+/* radeon_cs_register_chunk() and radeon_cs_check_scores() of the series, as
+ * radeon_cs_parser_init() applies them: empty IB, CONST_IB and FLAGS chunks are malformed;
+ * unknown ids are ignored, and so is a score chunk below KMS 2.51 (an older kernel does not
+ * know its id); at 2.51 a second score chunk is malformed, and a score chunk must hold one
+ * dword per whole four-dword relocation. Without scores, a trailing partial relocation is
+ * ignored as it always was. An empty score chunk counts as none. The kernel's KUnit table
+ * (radeon_cs_test.c) runs through this function in vradeon/tests.
+ */
+static int
+vradeon_check_chunks(const struct drm_radeon_cs *cs, const struct drm_radeon_cs_chunk **relocs,
+                     const struct drm_radeon_cs_chunk **scores, bool *ignored_scores)
+{
+   const uint64_t *chunks = (const uint64_t *)(uintptr_t)cs->chunks;
+
+   *relocs = *scores = NULL;
+   *ignored_scores = false;
+   for (uint32_t i = 0; i < cs->num_chunks; i++) {
+      const struct drm_radeon_cs_chunk *c = (const void *)(uintptr_t)chunks[i];
+
+      switch (c->chunk_id) {
+      case RADEON_CHUNK_ID_RELOCS:
+         *relocs = c;
+         break;
+      case RADEON_CHUNK_ID_IB:
+      case RADEON_CHUNK_ID_CONST_IB:
+      case RADEON_CHUNK_ID_FLAGS:
+         if (!c->length_dw)
+            return -EINVAL;
+         break;
+      case RADEON_CHUNK_ID_BO_SCORES:
+         if (shim_device.version_minor < 51) {
+            *ignored_scores = true;
+            break;
+         }
+         if (*scores)
+            return -EINVAL;
+         *scores = c;
+         break;
+      default:
+         break;
+      }
+   }
+   if (*scores) {
+      uint32_t dw = *relocs ? (*relocs)->length_dw : 0;
+
+      if (dw % 4 || (*scores)->length_dw != dw / 4)
+         return -EINVAL;
+      if (!(*scores)->length_dw)
+         *scores = NULL;
+   }
+   return 0;
+}
+
+/* radeon_cs_ioctl() with the series: the chunks are checked as above, every relocation's
+ * handle must exist (-ENOENT), then the model validates the buffers.
  */
 static int
 vradeon_ioctl_cs(int fd, unsigned long request, void *arg)
 {
    struct drm_radeon_cs *cs = arg;
    struct shim_fd *shim_fd = drm_shim_fd_lookup(fd);
-   const uint64_t *chunks = (const uint64_t *)(uintptr_t)cs->chunks;
-   const struct drm_radeon_cs_chunk *relocs = NULL, *scores = NULL;
-   uint32_t n = 0;
-   int ret = 0;
-
-   for (uint32_t i = 0; i < cs->num_chunks; i++) {
-      const struct drm_radeon_cs_chunk *c = (const void *)(uintptr_t)chunks[i];
-
-      if (c->chunk_id == RADEON_CHUNK_ID_RELOCS) {
-         if (c->length_dw % (sizeof(struct drm_radeon_cs_reloc) / 4))
-            ret = -EINVAL;
-         relocs = c;
-         n = c->length_dw / (sizeof(struct drm_radeon_cs_reloc) / 4);
-      } else if (c->chunk_id == RADEON_CHUNK_ID_BO_SCORES) {
-         if (shim_device.version_minor < 51 || scores)
-            ret = -EINVAL;
-         scores = c;
-      }
-   }
-   if (scores && scores->length_dw != n)
-      ret = -EINVAL;
+   const struct drm_radeon_cs_chunk *relocs, *scores;
+   bool ignored_scores;
+   int ret = vradeon_check_chunks(cs, &relocs, &scores, &ignored_scores);
+   /* whole relocations: radeon_cs_parser_relocs() */
+   uint32_t n = !ret && relocs ? relocs->length_dw / (sizeof(struct drm_radeon_cs_reloc) / 4) : 0;
 
    /* The buffers are looked up, and their references dropped, outside the lock: dropping the
     * last one frees the buffer, which takes the lock (vradeon_bo_free()). While the CS holds
@@ -298,6 +334,7 @@ vradeon_ioctl_cs(int fd, unsigned long request, void *arg)
          vramlab_kmodel_submit(vr.model, vr.relocs, n, scores != NULL);
       vr.cs++;
       vr.cs_scores += scores != NULL;
+      vr.cs_scores_ignored += ignored_scores;
    } else {
       vr.cs_rejected++;
    }
@@ -467,9 +504,11 @@ vradeon_exit(void)
    mtx_lock(&vr.lock);
    if (vr.model) {
       vradeon_write_counters();
-      fprintf(stderr, "vradeon: KMS 2.%d, %llu CS (%llu with scores, %llu rejected)%s%s\n",
+      fprintf(stderr, "vradeon: KMS 2.%d, %llu CS (%llu with scores, %llu rejected, "
+              "%llu with an ignored score chunk)%s%s\n",
               shim_device.version_minor, (unsigned long long)vr.cs,
               (unsigned long long)vr.cs_scores, (unsigned long long)vr.cs_rejected,
+              (unsigned long long)vr.cs_scores_ignored,
               vr.counters_path ? ", counters in " : "",
               vr.counters_path ? vr.counters_path : "");
       vramlab_kmodel_free(vr.model); /* ends the trace */

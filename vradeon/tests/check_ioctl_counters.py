@@ -1,14 +1,26 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""check_ioctl_counters.py COUNTERS.json: what the model counted for vradeon_ioctl_test."""
+"""check_ioctl_counters.py COUNTERS.json LOG: what the shim and its model counted for
+vradeon_ioctl_test. LOG holds the test's "expect: ..." line and the shim's "vradeon: KMS ..."
+summary; both must give the same CS figures, and the model must have seen every accepted CS."""
 import json
+import re
 import sys
 
-j = json.load(open(sys.argv[1]))
-want = {"creates": 2, "creates_refused": 1, "cs": 1, "cs_rejected": 0, "cpu_maps": 1,
-        "destroys": 2}
-bad = {k: (j[k], v) for k, v in want.items() if j[k] != v}
+counters, log = sys.argv[1], open(sys.argv[2]).read()
+pat = r"(\d+) CS \((\d+) with scores, (\d+) rejected, (\d+) with an ignored score chunk\)"
+want = re.search(r"^expect: " + pat, log, re.M)
+got = re.search(r"^vradeon: KMS 2\.\d+, " + pat, log, re.M)
+if not want or not got:
+    sys.exit(f"{sys.argv[2]}: no 'expect:' or no 'vradeon:' summary line")
+if want.groups() != got.groups():
+    sys.exit(f"{sys.argv[2]}: the shim counted {got.group(0)!r}, the test expected {want.group(0)!r}")
+
+j = json.load(open(counters))
+want_model = {"creates": 3, "creates_refused": 1, "cs": int(want.group(1)), "cs_rejected": 0,
+              "cpu_maps": 1, "destroys": 3}
+bad = {k: (j[k], v) for k, v in want_model.items() if j[k] != v}
 if bad or j["evictions"] < 1:
-    sys.exit(f"{sys.argv[1]}: the model counted {bad} (got, want), evictions {j['evictions']}")
-print(f"ioctl: the model counted 2 creates (1 refused), 1 CS, 1 CPU map, 2 destroys, "
-      f"{j['evictions']} evictions")
+    sys.exit(f"{counters}: the model counted {bad} (got, want), evictions {j['evictions']}")
+print(f"ioctl: shim and model agree: {got.group(0)}; 3 creates (1 refused), 1 CPU map, "
+      f"3 destroys, {j['evictions']} evictions")

@@ -4,9 +4,14 @@
  * The virtual radeon's ioctl handlers, called directly (run with LD_PRELOAD of the shim,
  * VRADEON_VRAM_MB=1): GEM_INFO reports the VRAM size, GEM_CREATE fails where the kernel
  * refuses, GEM_MMAP and CS look their handles up, and CS checks its chunks as the series'
- * radeon_cs_parser_init() does. Usage: vradeon_ioctl_test 50|51 (the KMS minor the shim was
- * told). Prints one line per check; exits 1 at the first failure. The figures the model
- * counted are checked by the caller (vradeon/Makefile) from VRADEON_COUNTERS.
+ * radeon_cs_parser_init() does: at KMS 2.51 every case of the kernel's own KUnit table
+ * (cs_cases[] of drivers/gpu/drm/radeon/tests/radeon_cs_test.c, extracted from the patch into
+ * radeon_cs_cases.inc by vradeon/Makefile) gets the kernel's answer; at 2.50 a score chunk of
+ * any shape is ignored, as a kernel without the series ignores an unknown chunk.
+ * Usage: vradeon_ioctl_test 50|51 (the KMS minor the shim was told). Prints one line per
+ * check, then what the shim must have counted ("expect: ..."), which the caller
+ * (vradeon/Makefile, tests/check_ioctl_counters.py) compares with the shim's own summary and
+ * VRADEON_COUNTERS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +27,23 @@
 #define RADEON_CHUNK_ID_BO_SCORES 0x05
 #endif
 
+typedef uint32_t u32;
+#include "radeon_cs_cases.inc"
+
 static int fd, failures;
+/* What the shim must count: CS accepted, accepted with scores, rejected, with a score chunk
+ * ignored (KMS 2.50).
+ */
+static unsigned n_cs, n_scores, n_rejected, n_ignored;
+
+static void
+tally(int r, int scored, int ignored)
+{
+   n_cs += !r;
+   n_scores += !r && scored;
+   n_ignored += !r && ignored;
+   n_rejected += r != 0;
+}
 
 static void
 check(int ok, const char *what)
@@ -42,6 +63,8 @@ create(uint64_t size, uint32_t domain, uint32_t *handle)
 }
 
 /* One CS: an IB, the relocations, the ring, and nscore_chunks score chunks of nscores each. */
+static int minor_asked;
+
 static int
 submit(const uint32_t *handles, unsigned n, int nscore_chunks, unsigned nscores, int reloc_dw_extra)
 {
@@ -68,14 +91,61 @@ submit(const uint32_t *handles, unsigned n, int nscore_chunks, unsigned nscores,
       ptrs[i] = (uintptr_t)&chunks[i];
    struct drm_radeon_cs cs = { .num_chunks = k, .chunks = (uintptr_t)ptrs };
 
-   return drmCommandWriteRead(fd, DRM_RADEON_CS, &cs, sizeof(cs));
+   int r = drmCommandWriteRead(fd, DRM_RADEON_CS, &cs, sizeof(cs));
+
+   tally(r, nscore_chunks && nscores && minor_asked >= 51, nscore_chunks && minor_asked < 51);
+   return r;
+}
+
+/* One case of the kernel's table through the CS ioctl, with real data behind each chunk:
+ * relocations of the buffers in handles[] (in turn), NOP packets, the GFX ring, scores.
+ */
+static void
+run_kunit_case(const struct cs_case *c, const uint32_t *handles, unsigned nhandles)
+{
+   uint32_t data[CS_MAX_CHUNKS][CS_MAX_DW];
+   struct drm_radeon_cs_chunk chunks[CS_MAX_CHUNKS];
+   uint64_t ptrs[CS_MAX_CHUNKS];
+   char what[160];
+
+   for (unsigned i = 0; i < c->nchunks; i++) {
+      for (unsigned j = 0; j < CS_MAX_DW; j++) {
+         switch (c->chunks[i].id) {
+         case RADEON_CHUNK_ID_RELOCS: {
+            unsigned field = j % 4, k = j / 4;
+            data[i][j] = field == 0 ? handles[k % nhandles]
+                       : field == 1 ? RADEON_GEM_DOMAIN_VRAM : 0;
+            break;
+         }
+         case RADEON_CHUNK_ID_FLAGS:
+            data[i][j] = j == 1 ? RADEON_CS_RING_GFX : 0;
+            break;
+         case RADEON_CHUNK_ID_BO_SCORES:
+            data[i][j] = 0x10000u * j;
+            break;
+         default: /* IB, CONST_IB: type-2 NOP packets; unknown ids: anything */
+            data[i][j] = 0x80000000;
+         }
+      }
+      chunks[i] = (struct drm_radeon_cs_chunk){ c->chunks[i].id, c->chunks[i].length_dw,
+                                                (uintptr_t)data[i] };
+      ptrs[i] = (uintptr_t)&chunks[i];
+   }
+   struct drm_radeon_cs cs = { .num_chunks = c->nchunks, .chunks = (uintptr_t)ptrs };
+   int r = drmCommandWriteRead(fd, DRM_RADEON_CS, &cs, sizeof(cs));
+
+   tally(r, c->nscores > 0, 0);
+   snprintf(what, sizeof(what), "KUnit case \"%s\": %d (the kernel: %d)", c->name, r, c->expect);
+   check(r == c->expect, what);
 }
 
 int
 main(int argc, char **argv)
 {
    int minor = argc > 1 ? atoi(argv[1]) : 51;
-   uint32_t a, b, z, h[2];
+   uint32_t a, b, c3, z, h[3];
+
+   minor_asked = minor;
 
    fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
    if (fd < 0) {
@@ -95,6 +165,7 @@ main(int argc, char **argv)
    check(create(0, RADEON_GEM_DOMAIN_VRAM, &z) == -ENOMEM, "GEM_CREATE of 0 bytes: -ENOMEM");
    check(!create(512 << 10, RADEON_GEM_DOMAIN_VRAM, &a), "GEM_CREATE A, 512 KiB in VRAM");
    check(!create(768 << 10, RADEON_GEM_DOMAIN_VRAM, &b), "GEM_CREATE B, 768 KiB in VRAM (A evicted)");
+   check(!create(64 << 10, RADEON_GEM_DOMAIN_GTT, &c3), "GEM_CREATE C, 64 KiB in GTT");
 
    struct drm_radeon_gem_mmap m = { .handle = 999, .size = 4096 };
    check(drmCommandWriteRead(fd, DRM_RADEON_GEM_MMAP, &m, sizeof(m)) == -ENOENT,
@@ -106,13 +177,18 @@ main(int argc, char **argv)
    h[1] = 999;
    check(submit(h, 2, 0, 0, 0) == -ENOENT, "CS naming an unknown handle: -ENOENT");
    h[1] = b;
-   check(submit(h, 2, 0, 0, 1) == -EINVAL, "CS with a relocation chunk of a bad length: -EINVAL");
+   h[2] = c3;
+   check(!submit(h, 2, 0, 0, 1), "CS with a partial relocation and no scores: whole ones kept");
    if (minor >= 51) {
       check(submit(h, 2, 1, 1, 0) == -EINVAL, "CS with one score for two relocations: -EINVAL");
       check(submit(h, 2, 2, 2, 0) == -EINVAL, "CS with two score chunks: -EINVAL");
       check(!submit(h, 2, 1, 2, 0), "CS of A and B with their scores");
+      for (unsigned i = 0; i < sizeof(cs_cases) / sizeof(cs_cases[0]); i++)
+         run_kunit_case(&cs_cases[i], h, 3);
    } else {
-      check(submit(h, 2, 1, 2, 0) == -EINVAL, "CS with a score chunk at KMS 2.50: -EINVAL");
+      check(!submit(h, 2, 1, 2, 0), "CS with a score chunk at KMS 2.50: ignored");
+      check(!submit(h, 2, 1, 1, 0), "CS with a malformed score chunk at KMS 2.50: ignored");
+      check(!submit(h, 2, 2, 2, 0), "CS with two score chunks at KMS 2.50: ignored");
       check(!submit(h, 2, 0, 0, 0), "CS of A and B without scores");
    }
 
@@ -120,6 +196,10 @@ main(int argc, char **argv)
    check(!drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c), "GEM_CLOSE A");
    c.handle = b;
    check(!drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c), "GEM_CLOSE B");
+   c.handle = c3;
+   check(!drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &c), "GEM_CLOSE C");
    close(fd);
+   printf("expect: %u CS (%u with scores, %u rejected, %u with an ignored score chunk)\n",
+          n_cs, n_scores, n_rejected, n_ignored);
    return failures ? 1 : 0;
 }
