@@ -9,6 +9,7 @@ namespace vramlab {
 void add_trace_commands(CLI::App &app);
 void add_sim_command(CLI::App &app);
 void add_weights_commands(CLI::App &app);
+void add_train_command(CLI::App &app);
 
 // "512K", "64M", "1G", "4096" -> bytes. Throws CLI::ValidationError with the text.
 uint64_t parse_size(const std::string &s);

@@ -68,6 +68,7 @@ int main(int argc, char **argv)
 	vramlab::add_trace_commands(app);
 	vramlab::add_sim_command(app);
 	vramlab::add_weights_commands(app);
+	vramlab::add_train_command(app);
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {

@@ -219,6 +219,11 @@ public:
 		finish();
 		return r_;
 	}
+	const KernelResult &running()
+	{
+		derive();
+		return r_;
+	}
 
 private:
 	// ---- placement: radeon_ttm_placement_from_domain() + radeon_bo_vram_place_flags()
@@ -516,6 +521,12 @@ private:
 				mix(bo_[id].mem == MemVram ? bo_[id].start : 0);
 			}
 		r_.digest = h;
+		derive();
+	}
+
+	// The transfer time of the counters so far (cheap: no walk over the BOs).
+	void derive()
+	{
 		const KernelCounters &v = r_.mem[MemVram];
 		const double pcie = c_.pcie_gbps * 1e3, vram = c_.vram_gbps * 1e3; // bytes per us
 		const uint64_t moved = r_.vram_in_from_gtt_bytes + v.bytes_out;
@@ -580,6 +591,7 @@ void KernelModel::frame()
 	p_->step();
 }
 const KernelResult &KernelModel::result() { return p_->result(); }
+const KernelResult &KernelModel::running() { return p_->running(); }
 
 KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c)
 {

@@ -81,6 +81,9 @@ public:
 	void frame();
 	// The figures so far (digest and transfer time computed now); the model can go on.
 	const KernelResult &result();
+	// The counters and transfer time so far, without the placement digest and the invariant
+	// checks (cheap enough to call often: the trainer's early stop).
+	const KernelResult &running();
 
 private:
 	class Impl;

@@ -1,0 +1,339 @@
+// vramlab train | train eval (docs/training.md).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+#ifdef VRAMLAB_HAVE_MPI
+#include <mpi.h>
+#endif
+
+#include "cli/commands.h"
+#include "train/trainer.h"
+#include "trace/format.h"
+
+namespace vramlab {
+
+namespace {
+
+struct SplitArgs {
+	std::string split;                 // a split file: "train NAME" / "validate NAME" lines
+	std::string set = "train";
+	std::vector<std::string> dirs{"../shared/traces/thesis", "traces/live"};
+	std::vector<std::string> traces;   // or explicit trace files
+	std::vector<std::string> vram{"64", "128", "256"};
+	uint32_t window = 256, topdown = 512;
+	double tolerance = 0.005;
+	unsigned threads = 0;
+};
+
+// The traces of one set of a split file, found in the search directories. Errors name the
+// file and line.
+std::vector<std::string> split_traces(const SplitArgs &a)
+{
+	if (a.split.empty())
+		return a.traces;
+	std::ifstream f(a.split);
+	if (!f)
+		throw TraceError(a.split + ": cannot read");
+	std::vector<std::string> out;
+	std::string line;
+	for (unsigned n = 1; std::getline(f, line); n++) {
+		const auto hash = line.find('#');
+		if (hash != std::string::npos)
+			line.resize(hash);
+		std::istringstream in(line);
+		std::string set, name, extra;
+		if (!(in >> set))
+			continue;
+		if (!(in >> name) || (in >> extra) || (set != "train" && set != "validate"))
+			throw TraceError(a.split + ":" + std::to_string(n) +
+			                 ": expected \"train NAME\" or \"validate NAME\"");
+		if (set != a.set)
+			continue;
+		std::string found;
+		for (auto &d : a.dirs)
+			if (std::filesystem::exists(std::filesystem::path(d) / name)) {
+				found = (std::filesystem::path(d) / name).string();
+				break;
+			}
+		if (found.empty())
+			throw TraceError(a.split + ":" + std::to_string(n) + ": " + name +
+			                 " is in none of the trace directories (--traces-dir)");
+		out.push_back(found);
+	}
+	if (out.empty())
+		throw TraceError(a.split + ": no \"" + a.set + "\" traces");
+	return out;
+}
+
+Objective make_objective(const SplitArgs &a, bool progress)
+{
+	ObjectiveConfig oc;
+	oc.vram_mib.clear();
+	for (auto &v : a.vram)
+		oc.vram_mib.push_back(parse_vram_mib(v));
+	oc.window = a.window;
+	oc.topdown_kib = a.topdown;
+	oc.tolerance = a.tolerance;
+	oc.threads = a.threads;
+	std::vector<TrainTrace> tt;
+	const auto files = split_traces(a);
+	uint64_t comps = 0, uniq = 0;
+	for (size_t i = 0; i < files.size(); i++) {
+		if (progress)
+			std::fprintf(stderr, "\r[%zu/%zu] preparing %s\033[K", i + 1, files.size(),
+			             files[i].c_str());
+		tt.push_back(prepare_train_trace(files[i], 256ull << 20));
+		comps += tt.back().computations;
+		uniq += tt.back().inputs.size();
+	}
+	if (progress)
+		std::fprintf(stderr, "\r\033[K%zu traces: %llu score computations, %llu distinct inputs; "
+		             "LRU baseline at %zu sizes...\n", files.size(), (unsigned long long)comps,
+		             (unsigned long long)uniq, oc.vram_mib.size());
+	return Objective(std::move(tt), oc);
+}
+
+void add_problem_options(CLI::App *c, SplitArgs &a)
+{
+	c->add_option("--split", a.split, "split file (train/validate lines of trace names)");
+	c->add_option("--traces-dir", a.dirs, "directories the split file's names are found in")
+	    ->capture_default_str();
+	c->add_option("--vram", a.vram, "VRAM sizes in MiB (under pressure)")
+	    ->delimiter(',')
+	    ->capture_default_str();
+	c->add_option("--window", a.window, "radeon.bo_score_window")
+	    ->check(CLI::Range(1, 4096))
+	    ->capture_default_str();
+	c->add_option("--topdown-threshold", a.topdown, "radeon.topdown_threshold in KiB")
+	    ->capture_default_str();
+	c->add_option("--tolerance", a.tolerance,
+	              "per trace and size, transfer time allowed over LRU before a penalty")
+	    ->capture_default_str();
+	c->add_option("-j,--threads", a.threads, "threads (default: all cores)");
+	c->add_option("TRACES", a.traces, "trace files (instead of --split)");
+}
+
+struct TrainArgs {
+	SplitArgs p;
+	TrainConfig c;
+	std::string out, json;
+	bool quiet = false;
+};
+
+void write_text(const std::string &path, const std::string &text)
+{
+	std::ofstream f(path);
+	f << text;
+	if (!f)
+		throw TraceError(path + ": cannot write");
+}
+
+void run_train(TrainArgs &a)
+{
+	int rank = 0, size = 1;
+#ifdef VRAMLAB_HAVE_MPI
+	if (a.c.mpi) {
+		MPI_Init(nullptr, nullptr);
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+	}
+#else
+	if (a.c.mpi)
+		throw TraceError("this vramlab was built without MPI (install libopenmpi-dev, rebuild)");
+#endif
+	if (a.c.mpi && a.c.method.rfind("nlopt-", 0) == 0)
+		throw TraceError("--mpi spreads GA and Monte-Carlo batches; NLopt runs in one process");
+	a.c.progress = !a.quiet && rank == 0; // a line per generation, to logs too
+	const Objective o = make_objective(a.p, a.c.progress && isatty(STDERR_FILENO));
+	uint64_t stopped = 0;
+	BatchEval eval = local_batch_eval(o, &stopped);
+#ifdef VRAMLAB_HAVE_MPI
+	if (a.c.mpi)
+		eval = [&o, rank, size](const std::vector<Mlp> &nets, double cutoff) {
+			// Three numbers per network, +inf where another process evaluates it.
+			std::vector<double> f(3 * nets.size(), HUGE_VAL), all(f.size());
+			for (size_t i = size_t(rank); i < nets.size(); i += size_t(size)) {
+				const Evaluation e = o.evaluate(nets[i], cutoff);
+				f[3 * i] = e.fitness;
+				f[3 * i + 1] = e.bytes_ratio;
+				f[3 * i + 2] = e.time_ratio;
+			}
+			MPI_Allreduce(f.data(), all.data(), int(f.size()), MPI_DOUBLE, MPI_MIN,
+			              MPI_COMM_WORLD);
+			std::vector<Fit> out(nets.size());
+			for (size_t i = 0; i < nets.size(); i++)
+				out[i] = {all[3 * i], all[3 * i + 1], all[3 * i + 2]};
+			return out;
+		};
+#endif
+	const TrainResult r = train(o, a.c, eval, rank == 0);
+	if (rank == 0) {
+		std::string text = "# vramlab train: method " + a.c.method + ", seed " +
+		                   std::to_string(a.c.seed) + ", training fitness " +
+		                   std::to_string(r.best_fitness) + " (LRU = 1)\n" + r.best.to_text();
+		if (!a.out.empty())
+			write_text(a.out, text);
+		else
+			std::fputs(text.c_str(), stdout);
+		if (!a.json.empty()) {
+			nlohmann::json j;
+			j["schema"] = "vramlab-train";
+			j["version"] = 1;
+			j["method"] = a.c.method;
+			j["seed"] = a.c.seed;
+			j["processes"] = size;
+			j["vram_mib"] = o.config().vram_mib;
+			j["window"] = o.config().window;
+			j["traces"] = nlohmann::json::array();
+			for (auto &t : o.traces())
+				j["traces"].push_back(t.kt.name);
+			j["best_fitness"] = r.best_fitness;
+			auto &g = j["generations"] = nlohmann::json::array();
+			for (auto &l : r.log)
+				g.push_back({{"generation", l.generation}, {"best", l.best},
+				             {"best_bytes", l.best_bytes}, {"best_time", l.best_time},
+				             {"mean", std::isfinite(l.mean) ? nlohmann::json(l.mean) : nlohmann::json()},
+				             {"evaluations", l.evaluations}, {"stopped_early", l.stopped_early},
+				             {"seconds", l.seconds}, {"cpu_seconds", l.cpu_seconds},
+				             {"phase", l.phase}});
+			write_text(a.json, j.dump(1) + "\n");
+		}
+		if (a.c.progress)
+			std::fprintf(stderr, "best training fitness %.4f (%+.1f%% vs LRU); replayed %.1f G "
+			             "operations\n", r.best_fitness, (1 - r.best_fitness) * 100,
+			             o.replayed_ops() / 1e9);
+	}
+#ifdef VRAMLAB_HAVE_MPI
+	if (a.c.mpi)
+		MPI_Finalize();
+#endif
+}
+
+struct EvalArgs {
+	SplitArgs p;
+	std::vector<std::string> weights;
+	std::string json;
+};
+
+// Per size: every policy's totals over the set, and per trace the worst transfer-time ratio
+// of each trained network against LRU.
+void run_eval(EvalArgs &a)
+{
+	const bool progress = isatty(STDERR_FILENO);
+	const Objective o = make_objective(a.p, progress);
+	const size_t ns = o.config().vram_mib.size(), nt = o.traces().size();
+	struct Row {
+		std::string name;
+		std::vector<PairFigures> f;
+	};
+	std::vector<Row> rows;
+	rows.push_back({"lru", o.lru()});
+	for (const char *p : {"minmax", "minmax+key"})
+		rows.push_back({p, o.baseline(p)});
+	rows.push_back({"minmax+key oracle (belady)", o.oracle()});
+	for (auto &w : a.weights) {
+		const Evaluation e = o.evaluate(Mlp::load(w));
+		rows.push_back({"minmax+key " + std::filesystem::path(w).filename().string(), e.pairs});
+	}
+	std::printf("kernel model, %zu traces, topdown_threshold %u KiB, bo_score_window %u\n\n", nt,
+	            o.config().topdown_kib, o.config().window);
+	std::printf("%6s  %-32s %10s %8s %12s %8s %12s %8s %9s\n", "VRAM", "policy", "evictions", "vs LRU",
+	            "MiB moved", "vs LRU", "transfer ms", "vs LRU", "worst tr");
+	nlohmann::json j;
+	j["schema"] = "vramlab-train-eval";
+	j["version"] = 1;
+	j["traces"] = nlohmann::json::array();
+	for (auto &t : o.traces())
+		j["traces"].push_back(t.kt.name);
+	auto &res = j["results"] = nlohmann::json::array();
+	for (size_t s = 0; s < ns; s++) {
+		PairFigures lru{};
+		for (size_t t = 0; t < nt; t++) {
+			lru.evictions += rows[0].f[t * ns + s].evictions;
+			lru.bytes += rows[0].f[t * ns + s].bytes;
+			lru.transfer_us += rows[0].f[t * ns + s].transfer_us;
+		}
+		for (auto &r : rows) {
+			PairFigures sum{};
+			double worst = 0;
+			std::string worst_trace;
+			for (size_t t = 0; t < nt; t++) {
+				const PairFigures &f = r.f[t * ns + s], &l = rows[0].f[t * ns + s];
+				sum.evictions += f.evictions;
+				sum.bytes += f.bytes;
+				sum.transfer_us += f.transfer_us;
+				const double ratio = l.transfer_us > 0 ? f.transfer_us / l.transfer_us - 1
+				                     : f.transfer_us > 0 ? HUGE_VAL : 0;
+				if (ratio > worst || worst_trace.empty()) {
+					worst = ratio;
+					worst_trace = o.traces()[t].kt.name;
+				}
+				nlohmann::json pr = {{"trace", o.traces()[t].kt.name}, {"vram_mib", o.config().vram_mib[s]},
+				                     {"policy", r.name}, {"evictions", f.evictions},
+				                     {"bytes_moved", f.bytes}, {"transfer_us", f.transfer_us}};
+				res.push_back(pr);
+			}
+			auto pct = [](double a, double b) { return b > 0 ? (a / b - 1) * 100 : 0.0; };
+			std::printf("%5lluM  %-32s %10llu %+7.1f%% %12.1f %+7.1f%% %12.1f %+7.1f%% %+8.2f%%\n",
+			            (unsigned long long)o.config().vram_mib[s], r.name.c_str(),
+			            (unsigned long long)sum.evictions, pct(double(sum.evictions), double(lru.evictions)),
+			            sum.bytes / 1048576.0, pct(double(sum.bytes), double(lru.bytes)),
+			            sum.transfer_us / 1000.0, pct(sum.transfer_us, lru.transfer_us), worst * 100);
+		}
+	}
+	std::printf("\nworst tr: the largest transfer-time excess over LRU of any single trace\n");
+	if (!a.json.empty())
+		write_text(a.json, j.dump(1) + "\n");
+}
+
+} // namespace
+
+void add_train_command(CLI::App &app)
+{
+	static TrainArgs a;
+	auto *t = app.add_subcommand("train", "train the scoring network in the kernel model");
+	add_problem_options(t, a.p);
+	t->add_option("--method", a.c.method, "ga (thesis GA, then Monte-Carlo with --mc-after), "
+	              "mc, nlopt-esch, nlopt-crs2, nlopt-sbplx")
+	    ->check(CLI::IsMember({"ga", "mc", "nlopt-esch", "nlopt-crs2", "nlopt-sbplx"}))
+	    ->capture_default_str();
+	t->add_option("--population", a.c.ga.population, "population (even)")->capture_default_str();
+	t->add_option("--mutation", a.c.ga.mutation, "mutation probability per gene")
+	    ->capture_default_str();
+	t->add_option("--generations", a.c.generations, "generations (0: until --minutes)");
+	t->add_option("--minutes", a.c.minutes, "wall-clock budget");
+	t->add_option("--mc-after", a.c.mc_after, "switch to Monte-Carlo after this generation");
+	t->add_option("--mc-genes", a.c.mc_genes, "genes a Monte-Carlo step changes (at most)")
+	    ->capture_default_str();
+	t->add_option("--mc-step", a.c.mc_step, "largest change of a gene (1/255ths of 2)")
+	    ->capture_default_str();
+	t->add_option("--seed", a.c.seed, "random seed")->capture_default_str();
+	t->add_option("--checkpoint", a.c.checkpoint, "checkpoint file, written every generation");
+	t->add_flag("--resume", a.c.resume, "continue from --checkpoint if it exists");
+	t->add_option("--init", a.c.init, "weights file to put into the first population");
+	t->add_flag("--mpi", a.c.mpi, "spread evaluations over MPI processes (mpirun -np N)");
+	t->add_option("-o,--output", a.out, "the best network's weights file (default stdout)");
+	t->add_option("--json", a.json, "training log as JSON (per generation)");
+	t->add_flag("-q,--quiet", a.quiet, "no line per generation");
+	static EvalArgs e;
+	static CLI::App *ev = nullptr;
+	t->callback([t] {
+		if (!t->got_subcommand(ev))
+			run_train(a);
+	});
+	ev = t->add_subcommand("eval", "evaluate weights against LRU, min-max and min-max + key");
+	add_problem_options(ev, e.p);
+	ev->add_option("--weights", e.weights, "weights files to evaluate");
+	ev->add_option("--set", e.p.set, "which set of the split file: train or validate")
+	    ->check(CLI::IsMember({"train", "validate"}))
+	    ->capture_default_str();
+	ev->add_option("--json", e.json, "results as JSON");
+	ev->callback([] { run_eval(e); });
+}
+
+} // namespace vramlab
