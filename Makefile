@@ -5,6 +5,8 @@
 #   make check    quick loop: build and run the harness unit tests only
 #   make bench    Google Benchmark: replay speed per policy
 #   make corpus   the policy table over all 27 shared thesis traces (../shared/traces/thesis)
+#   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
+#                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -17,7 +19,7 @@ VRAMLAB := $(BUILD)/vramlab
 FUZZ_SECONDS ?= 30
 POLICIES ?= lru,minmax,score,score-age,gdsf,belady
 
-.PHONY: all deps build demo corpus check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus train train-eval check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench clean
 
 all: build
@@ -39,6 +41,33 @@ corpus: build
 	$(VRAMLAB) sim --policies lru,minmax,score,score-age,gdsf --json $(BUILD)/corpus.json \
 		../shared/traces/thesis
 	/usr/bin/python3 $(HARNESS)/plots/plot_sim.py $(BUILD)/corpus.json $(BUILD)/corpus.png
+
+# The trainer (harness/docs/training.md): the fixed split, sizes with pressure, TRAIN_MINUTES of
+# the thesis's GA (then Monte-Carlo) and the same of NLopt's ESCH, each from the neutral
+# network; then both on the validation traces at the nine sizes, with LRU, min-max, the
+# series' keys without scores and the oracle beside them.
+TRAIN_DIR     := $(BUILD)/train
+TRAIN_MINUTES ?= 25
+TRAIN_SPLIT   := --split $(HARNESS)/weights/split.txt --traces-dir ../shared/traces/thesis \
+                 --traces-dir traces/live
+NINE_SIZES    := 64,128,256,384,512,1024,1536,2048,4096
+train: build
+	@mkdir -p $(TRAIN_DIR)
+	$(VRAMLAB) train $(TRAIN_SPLIT) --population 16 --minutes $(TRAIN_MINUTES) --mc-after 24 \
+		--init $(HARNESS)/weights/neutral.txt --seed 1 --checkpoint $(TRAIN_DIR)/ga.ck --resume \
+		-o $(TRAIN_DIR)/ga.txt --json $(TRAIN_DIR)/ga.json
+	$(VRAMLAB) train $(TRAIN_SPLIT) --method nlopt-esch --population 16 --minutes $(TRAIN_MINUTES) \
+		--init $(HARNESS)/weights/neutral.txt --seed 1 -o $(TRAIN_DIR)/esch.txt \
+		--json $(TRAIN_DIR)/esch.json
+	/usr/bin/python3 $(HARNESS)/plots/plot_train.py $(TRAIN_DIR)/train.png $(TRAIN_DIR)/ga.json \
+		$(TRAIN_DIR)/esch.json
+	$(MAKE) --no-print-directory train-eval
+
+train-eval: build
+	$(VRAMLAB) train eval $(TRAIN_SPLIT) --set validate --vram $(NINE_SIZES) \
+		--weights $(HARNESS)/weights/handset-calibrated.txt \
+		$$(ls $(TRAIN_DIR)/ga.txt $(TRAIN_DIR)/esch.txt 2>/dev/null | sed 's/^/--weights /') \
+		--json $(TRAIN_DIR)/validate.json | tee $(TRAIN_DIR)/validate.txt
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

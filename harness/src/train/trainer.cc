@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <nlopt.h>
 #include <numeric>
 #include <sstream>
@@ -190,7 +191,7 @@ struct State {
 	std::vector<Genome> pop;   // sorted best first
 	std::vector<Fit> fit;
 	std::vector<GenerationLog> log;
-	uint64_t evaluations = 0, stopped = 0;
+	uint64_t evaluations = 0, stopped = 0, replayed = 0; // replayed: not met before
 	double seconds = 0, cpu = 0; // before this run
 };
 
@@ -423,10 +424,11 @@ TrainResult train(const Objective &o, const TrainConfig &c, const BatchEval &eva
 			else if (c.minutes > 0)
 				left = eta(c.minutes * 60 - now_s());
 			std::fprintf(stderr, "%s gen %4u  best %.4f (bytes %+.1f%%, time %+.1f%% vs LRU)  "
-			             "mean %.4f  evals %llu (%llu stopped early)  %.1f s/gen  ETA %s\n",
+			             "mean %.4f  evals %llu (%llu replayed, %llu stopped early)  %.1f s/gen  "
+			             "ETA %s\n",
 			             s.phase.c_str(), s.generation, l.best, (l.best_bytes - 1) * 100,
-			             (l.best_time - 1) * 100, l.mean,
-			             (unsigned long long)s.evaluations, (unsigned long long)s.stopped,
+			             (l.best_time - 1) * 100, l.mean, (unsigned long long)s.evaluations,
+			             (unsigned long long)s.replayed, (unsigned long long)s.stopped,
 			             gen_seconds, left.c_str());
 		}
 		if (write_files && !c.checkpoint.empty()) {
@@ -436,9 +438,27 @@ TrainResult train(const Objective &o, const TrainConfig &c, const BatchEval &eva
 			write_atomically(c.checkpoint, j.dump(1) + "\n");
 		}
 	};
+	// Genomes met before are not replayed again (a converged population breeds copies of
+	// itself). Reuse gives what a replay would: cutoffs never rise during a run, so a genome
+	// stopped before would stop again, and a known fitness over the cutoff reads as stopped.
+	std::map<Genome, Fit> memo;
 	auto evaluate = [&](const std::vector<Genome> &g, double cutoff) {
-		std::vector<Fit> f = eval(nets(g), cutoff);
+		std::vector<Genome> fresh;
+		for (auto &x : g)
+			if (!memo.count(x) && std::find(fresh.begin(), fresh.end(), x) == fresh.end())
+				fresh.push_back(x);
+		if (!fresh.empty()) {
+			const std::vector<Fit> f = eval(nets(fresh), cutoff);
+			for (size_t i = 0; i < fresh.size(); i++)
+				memo[fresh[i]] = f[i];
+		}
+		std::vector<Fit> f;
+		for (auto &x : g) {
+			const Fit &m = memo[x];
+			f.push_back(m.fitness <= cutoff ? m : Fit{});
+		}
 		s.evaluations += g.size();
+		s.replayed += fresh.size();
 		for (const Fit &v : f)
 			s.stopped += !std::isfinite(v.fitness);
 		return f;
