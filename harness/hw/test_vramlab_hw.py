@@ -1,0 +1,116 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Tests of vramlab-hw without a Radeon: --dry-run prints every command in order and changes
+nothing; the refusal without a radeon device; verify against /proc/cmdline and module
+parameters (fake files); the grub edit."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HW = os.path.join(os.path.dirname(os.path.abspath(__file__)), "vramlab-hw")
+
+
+def hw(*args, env=None):
+    r = subprocess.run([sys.executable, HW, *args], capture_output=True, text=True,
+                       env=dict(os.environ, **(env or {})))
+    return r.returncode, r.stdout, r.stderr
+
+
+class DryRun(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.grub = os.path.join(self.tmp.name, "grub")
+        self.grub_text = ('GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=128"\n'
+                          'GRUB_CMDLINE_LINUX=""\n')
+        with open(self.grub, "w") as f:
+            f.write(self.grub_text)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_refuses_without_radeon(self):
+        rc, out, err = hw("--dry-run", "prepare", "--vramlimit", "256")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("no radeon device on this machine", err)
+        self.assertIn("--allow-no-radeon", err)
+
+    def test_prepare_prints_every_command_in_order_and_changes_nothing(self):
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "256",
+                          "--grub", self.grub)
+        self.assertEqual(rc, 0, err)
+        cmds = [l for l in out.splitlines() if l.startswith("+ ")]
+        order = ["kernel deb", "dpkg -i", "edit " + self.grub, "update-grub", "mesa build",
+                 "mkdir -p /opt/vramlab/mesa", "cp -a"]
+        pos = [next(i for i, c in enumerate(cmds) if o in c) for o in order]
+        self.assertEqual(pos, sorted(pos), cmds)
+        # the diff shows the new command line, the old vramlimit replaced
+        self.assertIn('+GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=256 '
+                      'radeon.topdown_threshold=512 radeon.bo_score=1"', out)
+        self.assertIn('-GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=128"', out)
+        with open(self.grub) as f:
+            self.assertEqual(f.read(), self.grub_text)  # dry run: unchanged
+
+    def test_run_matrix(self):
+        res = os.path.join(self.tmp.name, "results")
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", res,
+                          "--pts", "/nonexistent/phoronix-test-suite")
+        self.assertEqual(rc, 0, err)
+        runs = [l for l in out.splitlines() if "batch-benchmark" in l]
+        self.assertEqual(len(runs), 12 * 2)  # the thesis's 12 tests x baseline, scoring
+        self.assertTrue(all("FORCE_TIMES_TO_RUN=3" in l for l in runs))
+        # interleaved configurations, result identifiers per configuration
+        self.assertIn("TEST_RESULTS_IDENTIFIER=baseline", runs[0])
+        self.assertIn("TEST_RESULTS_IDENTIFIER=scoring", runs[1])
+        self.assertIn("RADEON_BO_SCORE=1", runs[1])
+        self.assertNotIn("LD_LIBRARY_PATH", runs[0])  # the baseline is the system's Mesa
+        self.assertIn("PRESET_OPTIONS=xonotic.effects-quality=Ultimate", runs[-1])
+        # counters before and after each run, in order
+        lines = out.splitlines()
+        i = next(k for k, l in enumerate(lines) if "batch-benchmark" in l)
+        self.assertIn("radeon_mm_stats", lines[i - 1])
+        self.assertIn(".before.txt", lines[i - 1])
+        self.assertIn(".after.txt", lines[i + 1])
+        self.assertIn("not installed", out)  # says how to install PTS
+        self.assertFalse(os.path.exists(res))  # dry run: nothing made
+
+    def test_run_needs_three_runs_and_known_configs(self):
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x", "--runs", "2")
+        self.assertIn("at least 3", err)
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x",
+                          "--configs", "baseline,magic")
+        self.assertIn("unknown configuration 'magic'", err)
+
+    def test_missing_pts_without_dry_run(self):
+        rc, out, err = hw("--allow-no-radeon", "run", "--results", self.tmp.name,
+                          "--pts", "/nonexistent/pts")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("not installed", err)
+        self.assertIn("install-sh", err)
+
+    def test_verify(self):
+        params = os.path.join(self.tmp.name, "params")
+        os.mkdir(params)
+        for p, v in (("vramlimit", "256"), ("topdown_threshold", "512"), ("bo_score", "1")):
+            with open(os.path.join(params, p), "w") as f:
+                f.write(v + "\n")
+        cmdline = os.path.join(self.tmp.name, "cmdline")
+        with open(cmdline, "w") as f:
+            f.write("BOOT_IMAGE=/vmlinuz root=/dev/sda1 radeon.vramlimit=256 "
+                    "radeon.topdown_threshold=512 radeon.bo_score=1\n")
+        rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "256",
+                          "--proc-cmdline", cmdline, "--sys-params", params)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("are as prepared", out)
+        with open(os.path.join(params, "bo_score"), "w") as f:
+            f.write("0\n")
+        rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "128",
+                          "--proc-cmdline", cmdline, "--sys-params", params)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("radeon.vramlimit=256, want 128", err)
+        self.assertIn("bo_score: 0, want 1", err)
+
+
+if __name__ == "__main__":
+    unittest.main()
