@@ -41,6 +41,16 @@ strip='import json,sys; print([(g["generation"],g["best"],g["mean"],g["evaluatio
 	fail "resumed log differs from the uninterrupted run's"
 echo "ok: killed at generation $killed_at, resumed: the same weights and log as an uninterrupted run"
 
+# The trained network's C header (Mesa's form) gives the simulator's scores on fixed inputs.
+"$vramlab" weights export --c-header --weights "$work/whole.txt" >"$work/trained.h"
+cc -O2 -ffp-contract=off -Wall -Werror -I"$work" -DWEIGHTS_HEADER='"trained.h"' \
+	-o "$work/header_check" "$src/tests/score_header_check.c"
+"$vramlab" weights vectors --weights "$work/whole.txt" | "$work/header_check"
+# ... and the check can fail: another network's vectors against this header.
+"$vramlab" weights vectors --weights "$src/weights/handset.txt" | "$work/header_check" 2>/dev/null &&
+	fail "the header check accepted another network's scores"
+echo "ok: the exported C header scores the fixed inputs as the simulator does"
+
 # MPI: two processes, the same result as one.
 if "$vramlab" train --help | grep -q -- --mpi && command -v mpirun >/dev/null; then
 	"$vramlab" train "${problem[@]}" --generations 12 -o "$work/one.txt"
