@@ -5,6 +5,8 @@
 #   make check    quick loop: build and run the harness unit tests only
 #   make bench    Google Benchmark: replay speed per policy
 #   make corpus   the policy table over all 27 shared thesis traces (../shared/traces/thesis)
+#   make report   the HTML report (PNG + SVG figures, tables) of the kernel model on the 27
+#                 shared traces, with the training logs and virtual-radeon runs when present
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -19,7 +21,7 @@ VRAMLAB := $(BUILD)/vramlab
 FUZZ_SECONDS ?= 30
 POLICIES ?= lru,minmax,score,score-age,gdsf,belady
 
-.PHONY: all deps build demo corpus train train-eval check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench clean
 
 all: build
@@ -68,6 +70,20 @@ train-eval: build
 		--weights $(HARNESS)/weights/handset-calibrated.txt \
 		$$(ls $(TRAIN_DIR)/ga.txt $(TRAIN_DIR)/esch.txt 2>/dev/null | sed 's/^/--weights /') \
 		--json $(TRAIN_DIR)/validate.json | tee $(TRAIN_DIR)/validate.txt
+
+# The HTML report (harness/report/vramlab-report): the kernel model over the 27 shared traces
+# at three sizes with pressure, plus the training logs (make train) and the virtual radeon's
+# live runs (make -C vradeon live) when they exist.
+REPORT_DIR    := $(BUILD)/report
+LIVE_RUNS     := $(wildcard $(or $(VRAMLAB_CACHE),$(HOME)/.cache/vramlab)/vradeon/live/openarena-*.json)
+report: build
+	@mkdir -p $(REPORT_DIR)
+	$(VRAMLAB) sim --model kernel --policies lru,minmax,key,minmax+key --vram 64,128,256 \
+		--json $(REPORT_DIR)/corpus-kernel.json ../shared/traces/thesis
+	/usr/bin/python3 $(HARNESS)/report/vramlab-report -o $(REPORT_DIR) \
+		--sim-kernel $(REPORT_DIR)/corpus-kernel.json --gain-vram 128 \
+		$(addprefix --train ,$(wildcard $(TRAIN_DIR)/ga.json $(TRAIN_DIR)/esch.json)) \
+		$(addprefix --live ,$(filter-out %/report.json,$(LIVE_RUNS)))
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

@@ -1,0 +1,130 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Tests of vramlab-report on realistic files (tests/data/report: a PTS result file written
+after PTS's result-file.xsd, a MangoHud-style frame-time CSV, a plain one, radeon_mm_stats
+before/after, two virtual-radeon runs) plus a kernel-model result and a training log made by
+the vramlab binary. The page is opened in headless Chromium: it must load without console
+errors and with every figure. Usage: test_report.py VRAMLAB SOURCE_DIR"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+VRAMLAB, SRC = sys.argv[1], sys.argv[2]
+REPORT = os.path.join(SRC, "report", "vramlab-report")
+DATA = os.path.join(SRC, "tests", "data", "report")
+PY = "/usr/bin/python3"  # Debian's, with python3-matplotlib
+
+
+def chromium():
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+class Report(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        sim = os.path.join(cls.tmp, "sim.json")
+        subprocess.run([VRAMLAB, "sim", "--model", "kernel", "--policies", "lru,minmax,minmax+key",
+                        "--vram", "2,8", "--json", sim, os.path.join(SRC, "..", "traces", "nederland1.bin")],
+                       check=True, capture_output=True)
+        log = os.path.join(cls.tmp, "train.json")
+        subprocess.run([VRAMLAB, "train", os.path.join(SRC, "..", "traces", "nederland1.bin"),
+                        "--vram", "2", "--population", "4", "--generations", "2", "-q", "-o",
+                        os.path.join(cls.tmp, "w.txt"), "--json", log], check=True)
+        cls.out = os.path.join(cls.tmp, "out")
+        r = subprocess.run([PY, REPORT, "-o", cls.out, "--pts", os.path.join(DATA, "composite.xml"),
+                            "--frametimes", os.path.join(DATA, "frametimes"),
+                            "--counters", os.path.join(DATA, "counters"),
+                            "--live", os.path.join(DATA, "live", "glsmoke-6-lru.json"),
+                            "--live", os.path.join(DATA, "live", "glsmoke-6-minmax+key.json"),
+                            "--sim-kernel", sim, "--gain-vram", "2", "--train", log],
+                           capture_output=True, text=True)
+        assert r.returncode == 0, r.stderr
+        with open(os.path.join(cls.out, "report.json")) as f:
+            cls.report = json.load(f)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def row(self, test, config):
+        return next(r for r in self.report["tables"]["pts"]
+                    if r["test"].startswith(test) and r["config"] == config)
+
+    def test_pts_statistics(self):
+        b, s = self.row("OpenArena", "baseline"), self.row("OpenArena", "scoring")
+        self.assertAlmostEqual(b["mean"], 60.0)
+        self.assertAlmostEqual(b["sd"], 1.0)
+        self.assertEqual(b["runs"], 3)
+        self.assertAlmostEqual(s["diff"], 2.0)
+        # Welch: df = 4, t(0.975, 4) = 2.776, half-width 2.776 * sqrt(1/3 + 1/3)
+        self.assertAlmostEqual(s["ci95"], 2.776 * (2 / 3) ** 0.5, places=6)
+        self.assertAlmostEqual(s["diff_pct"], 2 / 60 * 100)
+        x = self.row("Xonotic", "scoring")
+        self.assertLess(x["diff"], 0)
+        self.assertIn("Effects Quality: Low", x["test"])
+
+    def test_counters_and_frame_times(self):
+        b, s = self.row("OpenArena", "baseline"), self.row("OpenArena", "scoring")
+        self.assertAlmostEqual(b["evictions_per_run"], 100.0)  # (400 - 100) / 3 runs
+        self.assertAlmostEqual(s["evictions_per_run"], 70.0)
+        self.assertEqual(b["frames"], 6)
+        self.assertAlmostEqual(b["p50_ms"], 16.6)
+        self.assertAlmostEqual(b["max_ms"], 34.0)
+        self.assertEqual(b["stutter"], 1)  # 34.0 > 2 x 16.6
+        self.assertEqual(s["stutter"], 0)
+
+    def test_outputs(self):
+        figs = self.report["figures"]
+        for f in ("pts-scores", "live", "sim-gain", "train"):
+            self.assertIn(f, figs)
+        self.assertTrue(any(f.startswith("frametimes-openarena") for f in figs))
+        for f in figs:
+            for ext in ("png", "svg"):
+                self.assertGreater(os.path.getsize(os.path.join(self.out, f"{f}.{ext}")), 1000)
+        for t in ("pts", "live", "sim_gain", "train"):
+            self.assertTrue(os.path.exists(os.path.join(self.out, f"{t}.csv")))
+        self.assertEqual(len(self.report["tables"]["live"]), 2)
+
+    def test_bad_input_names_file(self):
+        bad = os.path.join(self.tmp, "bad.xml")
+        with open(bad, "w") as f:
+            f.write("<PhoronixTestSuite><Result><Title>T</Title><Data><Entry><Identifier>a"
+                    "</Identifier><RawString>1:x:3</RawString></Entry></Data></Result>"
+                    "</PhoronixTestSuite>")
+        r = subprocess.run([PY, REPORT, "-o", os.path.join(self.tmp, "o2"), "--pts", bad],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("bad.xml: Result 1 (T), entry 'a'", r.stderr)
+
+    def browse(self, page):
+        exe = chromium()
+        if not exe:
+            self.fail("no chromium (ci/install-deps.sh installs Debian's chromium)")
+        r = subprocess.run([exe, "--headless=new", "--no-sandbox", "--disable-gpu",
+                            "--enable-logging=stderr", "--v=0", "--virtual-time-budget=5000",
+                            "--dump-dom", "file://" + page], capture_output=True, text=True,
+                           timeout=120)
+        console = [l for l in r.stderr.splitlines() if "CONSOLE" in l]
+        return r.stdout, console
+
+    def test_page_in_headless_chromium(self):
+        dom, console = self.browse(os.path.join(self.out, "index.html"))
+        self.assertEqual(console, [], console)
+        n = len(self.report["figures"])
+        self.assertIn(f'data-figures="ok {n}"', dom)
+        # ... and the check can fail: a page whose figure is gone
+        broken = os.path.join(self.tmp, "broken")
+        shutil.copytree(self.out, broken)
+        os.remove(os.path.join(broken, "train.png"))
+        dom, console = self.browse(os.path.join(broken, "index.html"))
+        self.assertIn('data-figures="missing train"', dom)
+        self.assertTrue(any("figures missing: train" in l for l in console), console)
+
+
+if __name__ == "__main__":
+    unittest.main(argv=sys.argv[:1])
