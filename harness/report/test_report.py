@@ -35,9 +35,14 @@ class Report(unittest.TestCase):
         subprocess.run([VRAMLAB, "train", os.path.join(SRC, "..", "traces", "nederland1.bin"),
                         "--vram", "2", "--population", "4", "--generations", "2", "-q", "-o",
                         os.path.join(cls.tmp, "w.txt"), "--json", log], check=True)
+        # frame times from logs and from a Mesa trace's FRAME records (60 frames: 59 times)
+        ft = os.path.join(cls.tmp, "frametimes")
+        shutil.copytree(os.path.join(DATA, "frametimes"), ft)
+        shutil.copy(os.path.join(SRC, "..", "traces", "live", "glsmoke-barts-6mib.vrl"),
+                    os.path.join(ft, "xonotic-low-scoring.4242.vrl"))
         cls.out = os.path.join(cls.tmp, "out")
         r = subprocess.run([PY, REPORT, "-o", cls.out, "--pts", os.path.join(DATA, "composite.xml"),
-                            "--frametimes", os.path.join(DATA, "frametimes"),
+                            "--frametimes", ft, "--vramlab", VRAMLAB,
                             "--counters", os.path.join(DATA, "counters"),
                             "--live", os.path.join(DATA, "live", "glsmoke-6-lru.json"),
                             "--live", os.path.join(DATA, "live", "glsmoke-6-minmax+key.json"),
@@ -77,6 +82,7 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(b["max_ms"], 34.0)
         self.assertEqual(b["stutter"], 1)  # 34.0 > 2 x 16.6
         self.assertEqual(s["stutter"], 0)
+        self.assertEqual(self.row("Xonotic", "scoring")["frames"], 59)
 
     def test_outputs(self):
         figs = self.report["figures"]
