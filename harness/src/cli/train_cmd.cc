@@ -203,9 +203,10 @@ void run_train(TrainArgs &a)
 				             {"phase", l.phase}});
 			write_text(a.json, j.dump(1) + "\n");
 		}
-		if (a.c.progress)
-			std::fprintf(stderr, "best training fitness %.4f (%+.1f%% vs LRU); replayed %.1f G "
-			             "operations\n", r.best_fitness, (1 - r.best_fitness) * 100,
+		if (a.c.progress && !r.log.empty())
+			std::fprintf(stderr, "best training fitness %.4f (LRU = 1; bytes %+.1f%%, time %+.1f%% "
+			             "vs LRU); replayed %.1f G operations\n", r.best_fitness,
+			             (r.log.back().best_bytes - 1) * 100, (r.log.back().best_time - 1) * 100,
 			             o.replayed_ops() / 1e9);
 	}
 #ifdef VRAMLAB_HAVE_MPI
