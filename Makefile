@@ -80,7 +80,7 @@ report: build
 	@mkdir -p $(REPORT_DIR)
 	$(VRAMLAB) sim --model kernel --policies lru,minmax,key,minmax+key --vram 64,128,256 \
 		--json $(REPORT_DIR)/corpus-kernel.json ../shared/traces/thesis
-	/usr/bin/python3 $(HARNESS)/report/vramlab-report -o $(REPORT_DIR) \
+	$(VRAMLAB) report -o $(REPORT_DIR) \
 		--sim-kernel $(REPORT_DIR)/corpus-kernel.json --gain-vram 128 \
 		$(addprefix --train ,$(wildcard $(TRAIN_DIR)/ga.json $(TRAIN_DIR)/esch.json)) \
 		$(addprefix --live ,$(filter-out %/report.json,$(LIVE_RUNS)))

@@ -96,6 +96,13 @@ class Report(unittest.TestCase):
             self.assertTrue(os.path.exists(os.path.join(self.out, f"{t}.csv")))
         self.assertEqual(len(self.report["tables"]["live"]), 2)
 
+    def test_through_the_vramlab_command(self):
+        out = os.path.join(self.tmp, "via-vramlab")
+        r = subprocess.run([VRAMLAB, "report", "-o", out, "--train",
+                            os.path.join(self.tmp, "train.json")], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(out, "index.html")))
+
     def test_bad_input_names_file(self):
         bad = os.path.join(self.tmp, "bad.xml")
         with open(bad, "w") as f:

@@ -1,5 +1,8 @@
 // vramlab: trace tools and the VRAM simulator (README.md has the tour).
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 #include <filesystem>
 #include <unistd.h>
 
@@ -59,8 +62,46 @@ bool stdout_is_tty() { return isatty(STDOUT_FILENO); }
 
 } // namespace vramlab
 
+namespace {
+
+// `vramlab report ...` is harness/report/vramlab-report (Python, Debian's matplotlib), found
+// beside the build like the weights; it gets this binary to read traces with.
+int run_report(int argc, char **argv)
+{
+	std::error_code ec;
+	const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+	std::string script;
+	for (auto dir = exe.parent_path(); !ec && !dir.empty() && dir != dir.root_path();
+	     dir = dir.parent_path())
+		if (std::filesystem::exists(dir / "report" / "vramlab-report")) {
+			script = (dir / "report" / "vramlab-report").string();
+			break;
+		}
+	if (script.empty()) {
+		std::fprintf(stderr, "vramlab: report: harness/report/vramlab-report not found beside "
+		             "this binary\n");
+		return 1;
+	}
+	std::vector<std::string> args{"/usr/bin/python3", script};
+	for (int i = 2; i < argc; i++)
+		args.emplace_back(argv[i]);
+	args.emplace_back("--vramlab");
+	args.emplace_back(exe.string());
+	std::vector<char *> av;
+	for (auto &a : args)
+		av.push_back(a.data());
+	av.push_back(nullptr);
+	execv(av[0], av.data());
+	std::fprintf(stderr, "vramlab: report: cannot run /usr/bin/python3: %s\n", std::strerror(errno));
+	return 1;
+}
+
+} // namespace
+
 int main(int argc, char **argv)
 {
+	if (argc > 1 && std::string(argv[1]) == "report")
+		return run_report(argc, argv);
 	CLI::App app{"vramlab: buffer traces and a VRAM placement simulator\n"
 	             "Exit status: 0 success, 1 bad data (a trace, weights, a file), 2 bad usage."};
 	app.require_subcommand(1);
@@ -69,6 +110,9 @@ int main(int argc, char **argv)
 	vramlab::add_sim_command(app);
 	vramlab::add_weights_commands(app);
 	vramlab::add_train_command(app);
+	// Listed for --help; `vramlab report ...` is handled before parsing (run_report()).
+	app.add_subcommand("report", "HTML report of PTS A/B runs, live runs, simulator and "
+	                   "training results (vramlab report --help)");
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {
