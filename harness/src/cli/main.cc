@@ -7,30 +7,18 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "sim/policy_name.h"
 #include "trace/event.h"
 
 namespace vramlab {
 
 uint64_t parse_size(const std::string &s)
 {
-	size_t used = 0;
-	unsigned long long v = 0;
 	try {
-		v = std::stoull(s, &used);
-	} catch (...) {
-		throw CLI::ValidationError("size", "not a size: \"" + s + "\"");
+		return parse_size_text(s);
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError("size", e.what());
 	}
-	std::string suffix = s.substr(used);
-	uint64_t mult = 1;
-	if (suffix == "K" || suffix == "k" || suffix == "KiB")
-		mult = 1ull << 10;
-	else if (suffix == "M" || suffix == "m" || suffix == "MiB")
-		mult = 1ull << 20;
-	else if (suffix == "G" || suffix == "g" || suffix == "GiB")
-		mult = 1ull << 30;
-	else if (!suffix.empty())
-		throw CLI::ValidationError("size", "unknown size suffix in \"" + s + "\" (use K, M or G)");
-	return v * mult;
 }
 
 uint64_t parse_vram_mib(const std::string &s)

@@ -9,6 +9,7 @@
 
 #include "cli/commands.h"
 #include "cli/sim_kernel.h"
+#include "kmodel/kernel_json.h"
 #include "sim/run.h"
 
 namespace vramlab {
@@ -27,6 +28,7 @@ struct SimArgs {
 	bool quiet = false;
 	std::string model = "thesis";
 	uint32_t window = 256;
+	uint32_t timeline = 0;
 	double pcie_gbps = 8, vram_gbps = 232, move_latency_us = 20;
 	bool policies_given = false;
 };
@@ -80,7 +82,7 @@ void run_kernel(const SimArgs &a)
 		throw CLI::ValidationError("--policies", "is empty");
 	for (auto &p : k.policies) {
 		try {
-			find_kernel_policy(p);
+			kernel_choice(p, 512);
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError("--policies", e.what());
 		}
@@ -95,6 +97,7 @@ void run_kernel(const SimArgs &a)
 	if (a.window < 1 || a.window > 4096)
 		throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
 	k.config.window = a.window;
+	k.config.timeline_every = a.timeline;
 	k.config.pcie_gbps = a.pcie_gbps;
 	k.config.vram_gbps = a.vram_gbps;
 	k.config.move_latency_us = a.move_latency_us;
@@ -129,6 +132,7 @@ void run(const SimArgs &a)
 	for (auto &v : split(a.vram))
 		spec.vram_mib.push_back(parse_vram_mib(v));
 	spec.config.threshold = parse_size(a.threshold);
+	spec.config.timeline_every = a.timeline;
 	Mlp mlp;
 	bool need_mlp = false;
 	for (auto &p : spec.policies)
@@ -220,6 +224,9 @@ void run(const SimArgs &a)
 			               {"entries", row.r.entries},
 			               {"frag_mean", row.r.frag_mean()},
 			               {"frag_peak", row.r.frag_peak}});
+		if (a.timeline)
+			for (size_t i = 0; i < out.rows.size(); i++)
+				res[i]["timeline"] = timeline_json(out.rows[i].r.timeline);
 		auto &loads = j["traces"] = nlohmann::json::array();
 		for (auto &l : out.loads)
 			loads.push_back({{"trace", l.trace},
@@ -280,6 +287,10 @@ void add_sim_command(CLI::App &app)
 	    ->capture_default_str();
 	sim->add_option("--threads", a.threads, "worker threads (default: all cores)");
 	sim->add_option("--json", a.json, "write every figure to this JSON file (- for stdout)");
+	sim->add_option("--timeline", a.timeline,
+	                "record holes and swapping every N operations into the JSON (the "
+	                "thesis's Figures 7-15; vramlab report plots them)")
+	    ->check(CLI::Range(1u, 1000000000u));
 	sim->add_flag("--quiet", a.quiet, "no progress line");
 	sim->callback([] { run(a); });
 }

@@ -24,9 +24,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 	// with --json -, stdout is the JSON alone and the table goes to stderr
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	const auto traces = expand_traces(a.inputs);
-	std::vector<const KernelPolicy *> pols;
-	for (auto &p : a.policies)
-		pols.push_back(&find_kernel_policy(p));
+	std::vector<std::string> pols = a.policies;
 	struct Row {
 		std::string trace;
 		uint64_t vram_mib;
@@ -48,8 +46,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 		});
 		const size_t first = rows.size();
 		for (uint64_t v : a.vram_mib)
-			for (auto *p : pols)
-				rows.push_back({kt.name, v, p->name, {}, kt.skipped});
+			for (auto &p : pols)
+				rows.push_back({kt.name, v, p, {}, kt.skipped});
 		std::atomic<size_t> next{first};
 		std::atomic<size_t> done{0};
 		std::mutex err_mu;
@@ -57,11 +55,11 @@ void run_kernel_sim(const KernelSimArgs &a)
 		auto work = [&] {
 			for (size_t i; (i = next++) < rows.size();) {
 				Row &row = rows[i];
-				const KernelPolicy &p = find_kernel_policy(row.policy);
+				const KernelChoice p = kernel_choice(row.policy, a.config.topdown_kib);
 				KernelConfig c = a.config;
 				c.vram = row.vram_mib << 20;
-				c.topdown_kib = p.topdown ? a.config.topdown_kib : 0;
-				c.bo_score = p.key;
+				c.topdown_kib = p.topdown_kib;
+				c.bo_score = p.policy->key;
 				c.per_frame = true; // moves per frame, where the trace has FRAME records
 				try {
 					row.r = simulate_kernel(kt, c);

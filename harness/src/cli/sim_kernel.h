@@ -19,4 +19,5 @@ struct KernelSimArgs {
 };
 void run_kernel_sim(const KernelSimArgs &a);
 
+
 } // namespace vramlab

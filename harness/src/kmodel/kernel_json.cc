@@ -38,6 +38,8 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 	                    {"stamp", r.stamp},
 	                    {"digest", r.digest},
 	                    {"mem", mem}};
+	if (r.timeline.every)
+		j["timeline"] = timeline_json(r.timeline);
 	if (r.frames) { // per_frame has frames + 1 entries: the last is after the last FRAME
 		uint64_t worst = 0, moves = 0;
 		double worst_us = 0;
@@ -51,6 +53,14 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 		j["frame_mean_moves"] = double(moves) / double(r.frames);
 	}
 	return j;
+}
+
+nlohmann::json timeline_json(const Timeline &t)
+{
+	return {{"every", t.every},
+	        {"holes_min", t.holes_min},
+	        {"holes_max", t.holes_max},
+	        {"swaps", t.swaps}};
 }
 
 FrameTimes frame_times(std::vector<double> t)

@@ -197,6 +197,15 @@ public:
 		if (c_.check_every && ++ops_ % c_.check_every == 0)
 			check();
 	}
+	void record() // after each operation but FRAME (the thesis model has no frames)
+	{
+		if (!c_.timeline_every) [[likely]]
+			return;
+		r_.timeline.every = c_.timeline_every;
+		const uint64_t ev = r_.mem[MemVram].evictions;
+		r_.timeline.add(mm_.holes() ? uint32_t(mm_.holes() - 1) : 0, ev != timeline_ev_);
+		timeline_ev_ = ev;
+	}
 	void frame()
 	{
 		r_.frames++;
@@ -217,6 +226,7 @@ public:
 		if (c_.check_every)
 			check();
 		finish();
+		r_.timeline.finish();
 		return r_;
 	}
 	const KernelResult &running()
@@ -557,6 +567,7 @@ private:
 	std::vector<uint64_t> size_key_;
 	KernelResult r_;
 	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0, ops_ = 0;
+	uint64_t timeline_ev_ = 0; // VRAM evictions at the last timeline operation
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}
@@ -567,22 +578,26 @@ KernelModel &KernelModel::operator=(KernelModel &&) noexcept = default;
 bool KernelModel::create(uint32_t id, uint64_t size, uint8_t domain)
 {
 	const bool ok = p_->create(id, size, domain);
+	p_->record();
 	p_->step();
 	return ok;
 }
 void KernelModel::submit(const CsReloc *relocs, uint32_t n, bool scores)
 {
 	p_->submit(relocs, n, scores);
+	p_->record();
 	p_->step();
 }
 void KernelModel::cpu_map(uint32_t)
 {
 	p_->cpu_map();
+	p_->record();
 	p_->step();
 }
 void KernelModel::destroy(uint32_t id)
 {
 	p_->destroy(id);
+	p_->record();
 	p_->step();
 }
 void KernelModel::frame()

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kmodel/kernel_trace.h"
+#include "sim/timeline.h"
 
 namespace vramlab {
 
@@ -22,6 +23,7 @@ struct KernelConfig {
 	// accesses served from GTT, VRAM bandwidth, and a fixed cost per move.
 	double pcie_gbps = 8.0, vram_gbps = 232.0, move_latency_us = 20.0;
 	bool per_frame = false;         // keep per-frame move counts
+	uint32_t timeline_every = 0;    // holes and swaps every N operations, FRAMEs not counted
 	uint32_t check_every = 0;       // check invariants every N operations (tests)
 };
 
@@ -51,6 +53,7 @@ struct KernelResult {
 	uint64_t digest = 0;               // FNV-1a of every live BO's (id, mem type, start page)
 	uint64_t peak_vram_pages = 0;
 	std::vector<KernelFrame> per_frame;
+	Timeline timeline;                 // with KernelConfig::timeline_every (result() closes it)
 
 	// Derived figures.
 	uint64_t evictions() const { return mem[MemVram].evictions; }
@@ -100,6 +103,15 @@ struct KernelPolicy {
 };
 const std::vector<KernelPolicy> &kernel_policies();
 const KernelPolicy &find_kernel_policy(const std::string &name); // std::invalid_argument
+
+// A kernel-model policy name, with an optional "@SIZE" threshold for its min-max placement
+// ("minmax@256K"): the policy and the radeon.topdown_threshold it runs with (KiB).
+// std::invalid_argument for an unknown name or a threshold the kernel would refuse.
+struct KernelChoice {
+	const KernelPolicy *policy;
+	uint32_t topdown_kib;
+};
+KernelChoice kernel_choice(const std::string &name, uint32_t default_kib);
 
 // The series' key arithmetic (radeon_bo_evict_key()).
 inline uint64_t radeon_evict_key(uint64_t stamp, uint32_t score, uint32_t window)

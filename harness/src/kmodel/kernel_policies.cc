@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "kmodel/kernel_model.h"
+#include "sim/policy_name.h"
 
 namespace vramlab {
 
@@ -26,6 +27,21 @@ const KernelPolicy &find_kernel_policy(const std::string &name)
 	for (auto &p : kernel_policies())
 		known += std::string(known.empty() ? "" : ", ") + p.name;
 	throw std::invalid_argument("unknown kernel-model policy \"" + name + "\" (known: " + known + ")");
+}
+
+KernelChoice kernel_choice(const std::string &name, uint32_t default_kib)
+{
+	const PolicyName pn = split_policy_name(name);
+	const KernelPolicy &p = find_kernel_policy(pn.base);
+	if (!pn.threshold)
+		return {&p, p.topdown ? default_kib : 0};
+	if (!p.topdown)
+		throw std::invalid_argument("policy \"" + name + "\": a threshold needs min-max "
+		                            "placement (minmax@SIZE, minmax+key@SIZE)");
+	if (*pn.threshold == 0 || *pn.threshold % 1024 || *pn.threshold > (1ull << 30))
+		throw std::invalid_argument("policy \"" + name + "\": the threshold must be whole "
+		                            "KiB, 1 KiB to 1 GiB (radeon.topdown_threshold)");
+	return {&p, uint32_t(*pn.threshold / 1024)};
 }
 
 } // namespace vramlab

@@ -2,6 +2,7 @@
 // eviction.
 #include <stdexcept>
 
+#include "sim/policy_name.h"
 #include "sim/sim.h"
 
 namespace vramlab {
@@ -21,18 +22,24 @@ const std::vector<PolicyInfo> &policies()
 
 Policy find_policy(const std::string &name)
 {
-	std::string ev = name;
+	const PolicyName pn = split_policy_name(name);
+	std::string ev = pn.base;
 	bool minmax = false;
-	if (name == "minmax") {
+	if (pn.base == "minmax") {
 		ev = "lru";
 		minmax = true;
-	} else if (name.rfind("minmax+", 0) == 0) {
-		ev = name.substr(7);
+	} else if (pn.base.rfind("minmax+", 0) == 0) {
+		ev = pn.base.substr(7);
 		minmax = true;
 	}
+	if (pn.threshold && !minmax)
+		throw std::invalid_argument("policy \"" + name + "\": a threshold needs min-max "
+		                            "placement (minmax@SIZE, minmax+EVICTION@SIZE)");
+	if (pn.threshold && *pn.threshold == 0)
+		throw std::invalid_argument("policy \"" + name + "\": the threshold must be above 0");
 	for (auto &p : policies())
 		if (ev == p.name)
-			return {name, &p, minmax};
+			return {name, &p, minmax, pn.threshold.value_or(0)};
 	std::string known;
 	for (auto &p : policies())
 		known += std::string(known.empty() ? "" : ", ") + p.name;

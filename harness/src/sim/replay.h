@@ -106,6 +106,7 @@ template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimCon
 	};
 
 	uint32_t frag_tick = 0;
+	r.timeline.every = c.timeline_every;
 	const size_t nops = t.ops.size();
 	for (size_t pos = 0; pos < nops; pos++) {
 		const uint32_t op = t.ops[pos];
@@ -161,6 +162,8 @@ template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimCon
 		}
 		r.entries++;
 		r.eviction_events += evicted_now;
+		if (c.timeline_every) [[unlikely]]
+			r.timeline.add(vram.holes() ? vram.holes() - 1 : 0, evicted_now);
 		if (++frag_tick == 10) {
 			frag_tick = 0;
 			const uint32_t f = vram.holes() ? vram.holes() - 1 : 0;
@@ -172,6 +175,7 @@ template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimCon
 			check(pos);
 	}
 done:
+	r.timeline.finish();
 	if (c.check_every)
 		check(nops);
 	return r;

@@ -7,6 +7,7 @@
 
 #include "mlp/mlp.h"
 #include "sim/compact.h"
+#include "sim/timeline.h"
 
 namespace vramlab {
 
@@ -16,6 +17,7 @@ struct SimConfig {
 	uint64_t threshold = 512 << 10;        // min-max: buffers >= this go top-down
 	const Mlp *mlp = nullptr;              // score policy weights
 	uint32_t check_every = 0;              // check invariants every N entries (0 = never)
+	uint32_t timeline_every = 0;           // holes and swaps every N entries (0 = none)
 	// Tests: every placement as (buffer id, address), in order. Off the hot path (move-ins only).
 	std::vector<std::pair<uint32_t, uint64_t>> *placements = nullptr;
 };
@@ -29,6 +31,7 @@ struct SimResult {
 	uint64_t declined = 0;        // move-ins a policy declined (served from RAM)
 	uint64_t frag_sum = 0, frag_samples = 0;
 	uint32_t frag_peak = 0;
+	Timeline timeline; // with SimConfig::timeline_every
 	bool cut = false;
 	uint32_t cut_at = 0; // the create the run was cut at
 	double frag_mean() const { return frag_samples ? double(frag_sum) / frag_samples : 0; }
@@ -45,14 +48,18 @@ const std::vector<PolicyInfo> &policies();
 
 // A policy as the command line names it: placement x eviction. "lru", "gdsf", ... place
 // bottom-up; "minmax+gdsf" places buffers >= the threshold top-down; "minmax" is minmax+lru.
+// A min-max name may end in "@SIZE", its own threshold ("minmax@1M"): else the config's.
 struct Policy {
 	std::string name;
 	const PolicyInfo *eviction;
 	bool minmax;
+	uint64_t threshold = 0; // 0: the config's
 	SimResult run(const CompactTrace &t, const SimConfig &c) const
 	{
 		SimConfig p = c;
 		p.minmax = minmax;
+		if (threshold)
+			p.threshold = threshold;
 		return eviction->run(t, p);
 	}
 };
