@@ -5,8 +5,10 @@
 #   make check    quick loop: build and run the harness unit tests only
 #   make bench    Google Benchmark: replay speed per policy
 #   make corpus   the policy table over all 27 shared thesis traces (../shared/traces/thesis)
-#   make report   the HTML report (PNG + SVG figures, tables) of the kernel model on the 27
-#                 shared traces, with the training logs and virtual-radeon runs when present
+#   make report   the HTML report (PNG + SVG figures, tables) of the 27 shared traces: the
+#                 kernel model's per-trace gain, fragmentation over time and min-max thresholds
+#                 in both models (the thesis's Figures 7-16), with the training logs and
+#                 virtual-radeon runs when present
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -20,6 +22,9 @@ FUZZ_BUILD := $(HARNESS)/build-fuzz
 VRAMLAB := $(BUILD)/vramlab
 FUZZ_SECONDS ?= 30
 POLICIES ?= lru,minmax,score,score-age,gdsf,belady
+# the thesis's Figures 7-16: its nine VRAM sizes, LRU and min-max at four thresholds
+FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
+FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
 .PHONY: all deps build demo corpus train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench clean
@@ -80,8 +85,14 @@ report: build
 	@mkdir -p $(REPORT_DIR)
 	$(VRAMLAB) sim --model kernel --policies lru,minmax,key,minmax+key --vram 64,128,256 \
 		--json $(REPORT_DIR)/corpus-kernel.json ../shared/traces/thesis
+	for model in thesis kernel; do \
+		$(VRAMLAB) sim --model $$model --policies $(FRAG_POLICIES) --vram $(FRAG_VRAM) \
+			--timeline 25000 --json $(REPORT_DIR)/frag-$$model.json ../shared/traces/thesis; \
+	done
 	$(VRAMLAB) report -o $(REPORT_DIR) \
 		--sim-kernel $(REPORT_DIR)/corpus-kernel.json --gain-vram 128 \
+		--fragmentation $(REPORT_DIR)/frag-thesis.json \
+		--fragmentation $(REPORT_DIR)/frag-kernel.json \
 		$(addprefix --train ,$(wildcard $(TRAIN_DIR)/ga.json $(TRAIN_DIR)/esch.json)) \
 		$(addprefix --live ,$(filter-out %/report.json,$(LIVE_RUNS)))
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: MIT
 """Tests of vramlab-report on realistic files (tests/data/report: a PTS result file written
 after PTS's result-file.xsd, a MangoHud-style frame-time CSV, a plain one, radeon_mm_stats
-before/after, two virtual-radeon runs) plus a kernel-model result and a training log made by
-the vramlab binary. The page is opened in headless Chromium: it must load without console
+before/after, two virtual-radeon runs) plus a kernel-model result, fragmentation timelines of
+both models and a training log made by the vramlab binary. The page is opened in headless Chromium: it must load without console
 errors and with every figure. Usage: test_report.py VRAMLAB SOURCE_DIR"""
 import json
 import os
@@ -31,6 +31,16 @@ class Report(unittest.TestCase):
         subprocess.run([VRAMLAB, "sim", "--model", "kernel", "--policies", "lru,minmax,minmax+key",
                         "--vram", "2,8", "--json", sim, os.path.join(SRC, "..", "traces", "nederland1.bin")],
                        check=True, capture_output=True)
+        # fragmentation timelines, both models, with two min-max thresholds
+        cls.frag = {}
+        for model in ("thesis", "kernel"):
+            cls.frag[model] = os.path.join(cls.tmp, f"frag-{model}.json")
+            subprocess.run([VRAMLAB, "sim", "--model", model, "--policies",
+                            "lru,minmax@64K,minmax@256K", "--vram", "16,32", "--timeline", "50",
+                            "--json", cls.frag[model],
+                            os.path.join(SRC, "..", "traces", "nederland1.bin"),
+                            os.path.join(SRC, "..", "traces", "nexuiz1.bin")],
+                           check=True, capture_output=True)
         log = os.path.join(cls.tmp, "train.json")
         subprocess.run([VRAMLAB, "train", os.path.join(SRC, "..", "traces", "nederland1.bin"),
                         "--vram", "2", "--population", "4", "--generations", "2", "-q", "-o",
@@ -46,7 +56,9 @@ class Report(unittest.TestCase):
                             "--counters", os.path.join(DATA, "counters"),
                             "--live", os.path.join(DATA, "live", "glsmoke-6-lru.json"),
                             "--live", os.path.join(DATA, "live", "glsmoke-6-minmax+key.json"),
-                            "--sim-kernel", sim, "--gain-vram", "2", "--train", log],
+                            "--sim-kernel", sim, "--gain-vram", "2", "--train", log,
+                            "--fragmentation", cls.frag["thesis"],
+                            "--fragmentation", cls.frag["kernel"]],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         with open(os.path.join(cls.out, "report.json")) as f:
@@ -92,9 +104,42 @@ class Report(unittest.TestCase):
         for f in figs:
             for ext in ("png", "svg"):
                 self.assertGreater(os.path.getsize(os.path.join(self.out, f"{f}.{ext}")), 1000)
-        for t in ("pts", "live", "sim_gain", "train"):
+        for t in ("pts", "live", "sim_gain", "train", "fragmentation", "swap_improvement"):
             self.assertTrue(os.path.exists(os.path.join(self.out, f"{t}.csv")))
         self.assertEqual(len(self.report["tables"]["live"]), 2)
+
+    def test_fragmentation_figures_7_to_16(self):
+        figs = self.report["figures"]
+        for model in ("thesis", "kernel"):
+            for f in ("16M", "32M", "thresholds"):
+                self.assertIn(f"frag-{model}-{f}", figs)
+        # swapping % is the share of operations that evicted: the simulator's own count
+        with open(self.frag["thesis"]) as f:
+            sim = json.load(f)["results"]
+        rows = {(r["vram_mib"], r["policy"]): r for r in self.report["tables"]["fragmentation"]
+                if r["model"] == "thesis model"}
+        for v in (16, 32):
+            for p in ("lru", "minmax@64K", "minmax@256K"):
+                runs = [r for r in sim if r["vram_mib"] == v and r["policy"] == p]
+                ev = sum(r["eviction_events"] for r in runs)
+                ops = sum(r["entries"] for r in runs)
+                self.assertEqual(rows[(v, p)]["operations"], ops)
+                self.assertAlmostEqual(rows[(v, p)]["swapping_pct"], 100.0 * ev / ops)
+                self.assertEqual(rows[(v, p)]["holes_peak"],
+                                 max(max(r["timeline"]["holes_max"]) for r in runs))
+        self.assertGreater(rows[(16, "lru")]["swapping_pct"], 0)
+        imp = {(r["vram_mib"], r["policy"]): r["swapping_improvement_pct"]
+               for r in self.report["tables"]["swap_improvement"] if r["model"] == "thesis model"}
+        b, x = rows[(16, "lru")]["swapping_pct"], rows[(16, "minmax@64K")]["swapping_pct"]
+        self.assertAlmostEqual(imp[(16, "minmax@64K")], (b - x) / b * 100)
+        self.assertNotIn((16, "lru"), imp)
+
+    def test_fragmentation_needs_timelines(self):
+        r = subprocess.run([PY, REPORT, "-o", os.path.join(self.tmp, "o3"),
+                            "--fragmentation", os.path.join(self.tmp, "sim.json")],
+                           capture_output=True, text=True)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("sim.json: no timelines: run `vramlab sim` with --timeline N", r.stderr)
 
     def test_through_the_vramlab_command(self):
         out = os.path.join(self.tmp, "via-vramlab")

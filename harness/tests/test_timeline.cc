@@ -26,6 +26,7 @@ TEST(Timeline, PointsHoldTheRangeOfHolesAndTheOperationsThatEvicted)
 	EXPECT_EQ(t.holes_min, (std::vector<uint32_t>{2, 4}));
 	EXPECT_EQ(t.holes_max, (std::vector<uint32_t>{7, 4}));
 	EXPECT_EQ(t.swaps, (std::vector<uint32_t>{1, 2}));
+	EXPECT_EQ(t.ops, 5u);
 }
 
 TEST(Timeline, ThesisModelCountsHolesAfterEachEntry)
@@ -60,6 +61,7 @@ TEST(Timeline, RecordingChangesNoResultAndSwapsAddUpToEvictionEvents)
 		EXPECT_EQ(on.frag_sum, off.frag_sum) << name;
 		EXPECT_TRUE(off.timeline.swaps.empty()) << name;
 		ASSERT_EQ(on.timeline.points(), (on.entries + 999) / 1000) << name;
+		EXPECT_EQ(on.timeline.ops, on.entries) << name;
 		uint64_t swaps = 0;
 		for (size_t i = 0; i < on.timeline.points(); i++) {
 			swaps += on.timeline.swaps[i];
@@ -111,6 +113,7 @@ TEST(KernelTimeline, RecordingChangesNoResultAndSwapsAreOperationsThatEvicted)
 		EXPECT_EQ(on.digest, off.digest) << name;
 		EXPECT_EQ(on.evictions(), off.evictions()) << name;
 		ASSERT_EQ(on.timeline.points(), (ops + 99) / 100) << name;
+		EXPECT_EQ(on.timeline.ops, ops) << name;
 		uint64_t swaps = 0;
 		for (uint32_t s : on.timeline.swaps)
 			swaps += s;

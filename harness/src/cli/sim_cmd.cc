@@ -205,6 +205,7 @@ void run(const SimArgs &a)
 		               {"policies", spec.policies},
 		               {"vram_mib", spec.vram_mib},
 		               {"threshold_bytes", spec.config.threshold},
+		               {"timeline_every", a.timeline},
 		               {"weights", need_mlp ? weights : ""},
 		               {"on_destroyed", a.on_destroyed},
 		               {"traces", spec.traces.size()}};

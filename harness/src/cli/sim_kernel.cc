@@ -139,6 +139,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		               {"topdown_threshold_kib", a.config.topdown_kib},
 		               {"on_destroyed", a.on_destroyed == OnDestroyed::Repair ? "repair" : "skip"},
 		               {"bo_score_window", a.config.window},
+		               {"timeline_every", a.config.timeline_every},
 		               {"pcie_gbps", a.config.pcie_gbps},
 		               {"vram_gbps", a.config.vram_gbps},
 		               {"move_latency_us", a.config.move_latency_us},

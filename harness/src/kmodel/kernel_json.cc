@@ -58,6 +58,7 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 nlohmann::json timeline_json(const Timeline &t)
 {
 	return {{"every", t.every},
+	        {"operations", t.ops},
 	        {"holes_min", t.holes_min},
 	        {"holes_max", t.holes_max},
 	        {"swaps", t.swaps}};

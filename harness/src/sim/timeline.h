@@ -13,6 +13,7 @@ namespace vramlab {
 struct Timeline {
 	uint32_t every = 0; // operations per point; 0: not recorded
 	std::vector<uint32_t> holes_min, holes_max, swaps;
+	uint64_t ops = 0; // operations added
 
 	// One operation done: the holes in VRAM after it, and whether it evicted anything.
 	void add(uint32_t holes, bool evicted)
@@ -20,6 +21,7 @@ struct Timeline {
 		lo_ = std::min(lo_, holes);
 		hi_ = std::max(hi_, holes);
 		sw_ += evicted;
+		ops++;
 		if (++n_ == every)
 			flush();
 	}
