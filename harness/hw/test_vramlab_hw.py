@@ -65,7 +65,17 @@ class DryRun(unittest.TestCase):
         self.assertIn("TEST_RESULTS_IDENTIFIER=scoring", runs[1])
         self.assertIn("RADEON_BO_SCORE=1", runs[1])
         self.assertNotIn("LD_LIBRARY_PATH", runs[0])  # the baseline is the system's Mesa
-        self.assertIn("PRESET_OPTIONS=xonotic.effects-quality=Ultimate", runs[-1])
+        # batch mode runs every option combination unless told not to: the runner turns that
+        # off first and names every option of every profile (PTS's pts_test_run_manager)
+        lines = out.splitlines()
+        cfg = next(k for k, l in enumerate(lines) if "user-config-set" in l)
+        self.assertLess(cfg, next(k for k, l in enumerate(lines) if "batch-benchmark" in l))
+        self.assertIn("RunAllTestCombinations=FALSE", lines[cfg])
+        self.assertIn("PRESET_OPTIONS='xonotic.auto-resolution=1920 x 1080;"
+                      "xonotic.effects-quality=Ultimate'", runs[-1])
+        self.assertIn("PRESET_OPTIONS='openarena.resolution=1920 x 1080'", runs[2])
+        self.assertIn("batch-benchmark pts/padman", runs[4])  # World of Padman's profile
+        self.assertIn("nexuiz.hdr-rendering=Yes;nexuiz.play-sound=Off", runs[0])
         # counters before and after each run, in order
         lines = out.splitlines()
         i = next(k for k, l in enumerate(lines) if "batch-benchmark" in l)
@@ -74,6 +84,22 @@ class DryRun(unittest.TestCase):
         self.assertIn(".after.txt", lines[i + 1])
         self.assertIn("not installed", out)  # says how to install PTS
         self.assertFalse(os.path.exists(res))  # dry run: nothing made
+
+    def test_run_tests_and_resolution(self):
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x", "--pts",
+                          "/nonexistent/pts", "--resolution", "1024x768", "--tests",
+                          "xonotic:xonotic.effects-quality=Low,pts/openarena:resolution=800 x 600")
+        self.assertEqual(rc, 0, err)
+        runs = [l for l in out.splitlines() if "batch-benchmark" in l]
+        self.assertEqual(len(runs), 4)
+        self.assertIn("PRESET_OPTIONS='xonotic.auto-resolution=1024 x 768;"
+                      "xonotic.effects-quality=Low'", runs[0])
+        self.assertIn("PRESET_OPTIONS='openarena.resolution=800 x 600'", runs[2])
+        self.assertIn("xonotic-low-baseline.before.txt", out)
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x", "--pts",
+                          "/nonexistent/pts", "--resolution", "big")
+        self.assertNotEqual(rc, 0)
+        self.assertIn("--resolution 'big': give WIDTHxHEIGHT", err)
 
     def test_run_needs_three_runs_and_known_configs(self):
         rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x", "--runs", "2")
