@@ -75,6 +75,11 @@ expect_fail "bad text" "bad.txt: line 3: unknown event" "$bin" trace stats "$wor
 head -c 30000 "$traces"/nederland1.bin >"$work/cut.bin"
 expect_fail "truncated gzip" "cut.bin: truncated gzip stream" "$bin" trace stats "$work/cut.bin"
 expect_fail "unknown policy" 'unknown policy "fifo"' "$bin" sim --policies lru,fifo "$traces"
+expect_fail "threshold without min-max" 'policy "lru@1M": a threshold needs min-max' \
+	"$bin" sim --policies lru@1M "$traces"
+expect_fail "kernel threshold not whole KiB" 'whole KiB, 1 KiB to 1 GiB' \
+	"$bin" sim --model kernel --policies lru,minmax@1000 "$traces"
+expect_fail "timeline of 0" "--timeline" "$bin" sim --timeline 0 "$traces"
 expect_fail "bad weights" "w.txt: line 1: not a number" \
 	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
 expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace stats "$work/nope.bin"
