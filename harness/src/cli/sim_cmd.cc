@@ -82,7 +82,7 @@ void run_kernel(const SimArgs &a)
 		throw CLI::ValidationError("--policies", "is empty");
 	for (auto &p : k.policies) {
 		try {
-			kernel_choice(p, 512);
+			kernel_choice(p, 0); // the name and any @SIZE; the default is set below
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError("--policies", e.what());
 		}

@@ -24,11 +24,15 @@ void run_kernel_sim(const KernelSimArgs &a)
 	// with --json -, stdout is the JSON alone and the table goes to stderr
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	const auto traces = expand_traces(a.inputs);
-	std::vector<std::string> pols = a.policies;
+	// names (with any @SIZE) resolved once; each run only looks its choice up
+	std::vector<KernelChoice> choices;
+	for (auto &p : a.policies)
+		choices.push_back(kernel_choice(p, a.config.topdown_kib));
 	struct Row {
 		std::string trace;
 		uint64_t vram_mib;
 		std::string policy;
+		size_t choice;
 		KernelResult r;
 		uint64_t skipped;
 	};
@@ -46,8 +50,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 		});
 		const size_t first = rows.size();
 		for (uint64_t v : a.vram_mib)
-			for (auto &p : pols)
-				rows.push_back({kt.name, v, p, {}, kt.skipped});
+			for (size_t pi = 0; pi < a.policies.size(); pi++)
+				rows.push_back({kt.name, v, a.policies[pi], pi, {}, kt.skipped});
 		std::atomic<size_t> next{first};
 		std::atomic<size_t> done{0};
 		std::mutex err_mu;
@@ -55,7 +59,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		auto work = [&] {
 			for (size_t i; (i = next++) < rows.size();) {
 				Row &row = rows[i];
-				const KernelChoice p = kernel_choice(row.policy, a.config.topdown_kib);
+				const KernelChoice &p = choices[row.choice];
 				KernelConfig c = a.config;
 				c.vram = row.vram_mib << 20;
 				c.topdown_kib = p.topdown_kib;

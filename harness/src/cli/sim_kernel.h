@@ -19,5 +19,4 @@ struct KernelSimArgs {
 };
 void run_kernel_sim(const KernelSimArgs &a);
 
-
 } // namespace vramlab

@@ -8,7 +8,7 @@
 namespace vramlab {
 
 nlohmann::json kernel_result_json(const KernelResult &r);
-// {"every", "holes_min", "holes_max", "swaps"}: the thesis model's and the kernel model's alike.
+// {"every", "operations", "holes_min", "holes_max", "swaps"}: both models' alike.
 nlohmann::json timeline_json(const Timeline &t);
 
 // Frame-time percentiles (nearest rank) and stutter: frames longer than twice the median.

@@ -190,6 +190,7 @@ public:
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c_.per_frame)
 			r_.per_frame.emplace_back();
+		r_.timeline.every = c.timeline_every;
 	}
 
 	void step() // after each operation
@@ -201,7 +202,6 @@ public:
 	{
 		if (!c_.timeline_every) [[likely]]
 			return;
-		r_.timeline.every = c_.timeline_every;
 		const uint64_t ev = r_.mem[MemVram].evictions;
 		r_.timeline.add(mm_.holes() ? uint32_t(mm_.holes() - 1) : 0, ev != timeline_ev_);
 		timeline_ev_ = ev;

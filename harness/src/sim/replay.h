@@ -105,6 +105,8 @@ template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimCon
 				throw std::logic_error("overlapping buffers at entry " + std::to_string(pos));
 	};
 
+	// fragmentation as the thesis counted it: holes beyond the one a tidy VRAM has
+	auto fragments = [&vram] { return vram.holes() ? vram.holes() - 1 : 0; };
 	uint32_t frag_tick = 0;
 	r.timeline.every = c.timeline_every;
 	const size_t nops = t.ops.size();
@@ -163,10 +165,10 @@ template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimCon
 		r.entries++;
 		r.eviction_events += evicted_now;
 		if (c.timeline_every) [[unlikely]]
-			r.timeline.add(vram.holes() ? vram.holes() - 1 : 0, evicted_now);
+			r.timeline.add(fragments(), evicted_now);
 		if (++frag_tick == 10) {
 			frag_tick = 0;
-			const uint32_t f = vram.holes() ? vram.holes() - 1 : 0;
+			const uint32_t f = fragments();
 			r.frag_sum += f;
 			r.frag_samples++;
 			r.frag_peak = std::max(r.frag_peak, f);
