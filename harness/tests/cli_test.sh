@@ -22,10 +22,12 @@ python_check=$(/usr/bin/python3 - "$work/s.json" <<'PY'
 import json, sys
 a = json.load(open(sys.argv[1]))
 keys = {"name","buffers","runtime_ms","creates","cpu_ops","reads","writes","destroys",
-        "events_on_destroyed","repeated_destroys","never_used"}
+        "events_on_destroyed","repeated_destroys","never_used","impossible_creates",
+        "impossible_creates_1gib","largest_create"}
 r = a[0]
 print("ok" if set(r) == keys and r["name"] == "nederland1.bin" and r["reads"] == 82153
-      and r["runtime_ms"] == 27554 and r["buffers"] == 3166 else "bad %s" % r)
+      and r["runtime_ms"] == 27554 and r["buffers"] == 3166 and r["impossible_creates"] == 0
+      and r["largest_create"] == 7023872 else "bad %s" % r)
 PY
 )
 [ "$python_check" = ok ] && ok || bad "stats json: $python_check"
@@ -205,6 +207,69 @@ n=$("$bin" trace stats "$traces" | grep -c '\.bin')
 
 # weights export --c-header gives exact hex floats.
 "$bin" weights export --c-header | grep -q 'static const float vramlab_mlp_weights\[VRAMLAB_MLP_PARAMS\]' && ok || bad "c header"
+
+# Impossible creates (over 128 MiB): counted and named by stats, skipped or excluded by sim,
+# dropped with their events by repair; a trace of nothing else is refused.
+cat >"$work/imp.txt" <<'EOF2'
+started @0
+0x10 created, size 65536, prio 0, @1
+0x20 created, size 2144734584, prio 0, @2
+0x30 created, size 134217728, prio 0, @3
+0x10 read @4
+0x20 read @5
+0x30 write @6
+0x20 destroyed @7
+0x10 destroyed @8
+EOF2
+printf 'started @0\n0x20 created, size 2144734584, prio 0, @2\n0x20 read @5\n' >"$work/allimp.txt"
+"$bin" trace stats "$work/imp.txt" >"$work/imp.stats" || bad "stats of imp.txt"
+grep -q '^imp.txt .* 1  *2045.4$' "$work/imp.stats" && ok || bad "stats impossible column: $(cat "$work/imp.stats")"
+grep -q 'impossible creates (over 128 MiB, a capture defect): 1 in 1 of 1 traces: imp.txt' \
+	"$work/imp.stats" && ok || bad "stats impossible line: $(cat "$work/imp.stats")"
+"$bin" trace repair --on-impossible skip "$work/imp.txt" "$work/imp-fixed.txt" >"$work/imp.rep" &&
+	grep -q 'impossible creates (over 128 MiB): 1 dropped with 2 later events' "$work/imp.rep" &&
+	ok || bad "repair --on-impossible skip: $(cat "$work/imp.rep")"
+"$bin" trace stats --json "$work/imp-fixed.txt" | /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; assert (r["creates"], r["reads"], r["writes"], r["destroys"], r["impossible_creates"]) == (2, 1, 1, 1, 0), r' &&
+	ok || bad "repaired trace keeps the other buffers"
+for m in keep skip exclude; do
+	"$bin" sim --model kernel --quiet --vram 64 --policies lru --on-impossible $m --json - \
+		"$work/imp.txt" "$traces/nederland1.bin" 2>/dev/null >"$work/imp-$m.json" || bad "sim --on-impossible $m"
+done
+/usr/bin/python3 - "$work" <<'PY' && ok || bad "sim --on-impossible keep/skip/exclude"
+import json, sys
+k, s, x = (json.load(open(f"{sys.argv[1]}/imp-{m}.json")) for m in ("keep", "skip", "exclude"))
+assert k["config"]["on_impossible"] == "keep" and k["results"][0]["creates"] == 3  # 2 GiB in GTT
+assert s["results"][0]["creates"] == 2 and s["traces"][0]["impossible_events_skipped"] == 2
+assert [r["trace"] for r in x["results"]] == ["nederland1.bin"] and x["traces"][0]["excluded"]
+assert s["results"][1] == x["results"][0]  # a clean trace is not touched
+PY
+expect_fail "all impossible" 'every create (1) is impossible' \
+	"$bin" sim --model kernel --quiet --vram 64 --on-impossible skip "$work/allimp.txt"
+expect_fail "all impossible, thesis model" 'every create (1) is impossible' \
+	"$bin" sim --quiet --vram 64 --on-impossible skip "$work/allimp.txt"
+
+# Ensembles and the decision table: bad values get one line naming them, nothing written.
+expect_status 2 "ensemble 0" "$bin" sim --model kernel --ensemble 0 "$traces"
+expect_fail "ensemble 0 named" '0 is out of range 1..16' "$bin" sim --model kernel --ensemble 0 "$traces"
+expect_fail "ensemble 10000" '10000 is out of range 1..16' "$bin" decide --ensemble 10000 --corpus "$traces"
+expect_fail "gtt cost 0" '\-\-gtt-cost 0 is out of range' "$bin" decide --gtt-cost 1,0 --corpus "$traces" --json "$work/no.json"
+expect_fail "gtt cost negative" '\-\-gtt-cost -2 is out of range' "$bin" decide --gtt-cost=-2 --corpus "$traces" --json "$work/no.json"
+expect_fail "pcie not a number" '\-\-pcie-gbps "fast" is not a number' "$bin" decide --pcie-gbps fast --corpus "$traces"
+mkdir -p "$work/emptylive"
+expect_fail "empty live dir" 'emptylive: no trace files' "$bin" decide --corpus "$traces" --live "$work/emptylive" --json "$work/no.json"
+expect_fail "baseline not lru" 'the first policy must be lru' "$bin" decide --policies minmax,lru --corpus "$traces"
+[ ! -e "$work/no.json" ] && ok || bad "a refused decide wrote its JSON"
+"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --live "$traces/live" --vram 32 --ensemble 2 \
+	--gtt-cost 1,4 --json "$work/d.json" >"$work/d.txt" 2>&1 || bad "decide: $(cat "$work/d.txt")"
+/usr/bin/python3 - "$work/d.json" <<'PY' && ok || bad "decide JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["schema"] == "vramlab-decide" and j["config"]["ensemble"] == 2
+assert len(j["runs"]) == 3 * 1 * 4 * 2  # traces x sizes x policies x variations
+assert {v["group"] for v in j["verdicts"]} == {"corpus", "clean", "live"}
+assert len(j["summary"]) == 3 * 3 * 2   # groups x policies but lru x bands
+assert all(v["verdict"] in ("robust win", "neutral", "mixed", "loss") for v in j["verdicts"])
+PY
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

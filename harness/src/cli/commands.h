@@ -2,12 +2,17 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <cstdio>
 #include <string>
+#include <vector>
+
+#include "sim/run.h"
 
 namespace vramlab {
 
 void add_trace_commands(CLI::App &app);
 void add_sim_command(CLI::App &app);
+void add_decide_command(CLI::App &app);
 void add_weights_commands(CLI::App &app);
 void add_train_command(CLI::App &app);
 
@@ -20,5 +25,11 @@ std::string default_weights_path(const std::string &name = "handset.txt");
 // `vramlab trace scores` (scores_cmd.cc), registered under `trace`.
 void add_trace_scores_command(CLI::App &trace);
 bool stdout_is_tty();
+// --on-impossible keep|skip|exclude (CLI11 has checked the word).
+OnImpossible parse_on_impossible(const std::string &s);
+const char *on_impossible_name(OnImpossible m);
+// One line naming the traces with impossible creates and what the run did with them (nothing
+// when there are none).
+void print_impossible(std::FILE *f, const std::vector<TraceLoad> &loads, OnImpossible m);
 
 } // namespace vramlab

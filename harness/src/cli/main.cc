@@ -48,6 +48,39 @@ std::string default_weights_path(const std::string &name)
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO); }
 
+OnImpossible parse_on_impossible(const std::string &s)
+{
+	return s == "skip" ? OnImpossible::Skip : s == "exclude" ? OnImpossible::Exclude
+	                                                          : OnImpossible::Keep;
+}
+
+const char *on_impossible_name(OnImpossible m)
+{
+	return m == OnImpossible::Skip ? "skip" : m == OnImpossible::Exclude ? "exclude" : "keep";
+}
+
+void print_impossible(std::FILE *f, const std::vector<TraceLoad> &loads, OnImpossible m)
+{
+	uint64_t n = 0, events = 0;
+	std::string names;
+	for (auto &l : loads)
+		if (l.impossible) {
+			n += l.impossible;
+			events += l.impossible_events;
+			names += " " + l.trace;
+		}
+	if (!n)
+		return;
+	std::fprintf(f, "impossible creates (over %llu MiB): %llu in%s; %s",
+	             (unsigned long long)(kImpossibleAbove >> 20), (unsigned long long)n,
+	             names.c_str(),
+	             m == OnImpossible::Keep      ? "kept (--on-impossible keep)\n"
+	             : m == OnImpossible::Exclude ? "those traces excluded\n"
+	                                          : "skipped");
+	if (m == OnImpossible::Skip)
+		std::fprintf(f, " with %llu later events on them\n", (unsigned long long)events);
+}
+
 } // namespace vramlab
 
 namespace {
@@ -96,6 +129,7 @@ int main(int argc, char **argv)
 	app.set_version_flag("--version", std::string("vramlab ") + VRAMLAB_VERSION);
 	vramlab::add_trace_commands(app);
 	vramlab::add_sim_command(app);
+	vramlab::add_decide_command(app);
 	vramlab::add_weights_commands(app);
 	vramlab::add_train_command(app);
 	// Listed for --help; `vramlab report ...` is handled before parsing (run_report()).

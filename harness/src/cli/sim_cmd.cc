@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/decide.h"
 #include "cli/sim_kernel.h"
 #include "kmodel/kernel_json.h"
 #include "sim/run.h"
@@ -23,6 +24,7 @@ struct SimArgs {
 	std::string threshold = "512K";
 	std::string weights;
 	std::string on_destroyed = "skip";
+	std::string on_impossible = "keep";
 	unsigned threads = 0;
 	std::string json;
 	bool quiet = false;
@@ -31,6 +33,9 @@ struct SimArgs {
 	uint32_t timeline = 0;
 	double pcie_gbps = 8, vram_gbps = 232, move_latency_us = 20;
 	bool policies_given = false;
+	unsigned ensemble = 0;   // kernel model: variations per run (ensemble.h)
+	bool ensemble_given = false;
+	std::string gtt_cost = "1"; // kernel model with --ensemble: GTT charge factors
 };
 
 std::vector<std::string> split(const std::string &s)
@@ -73,6 +78,12 @@ double pct_better(uint64_t base, uint64_t x)
 	return base ? (double(base) - double(x)) / double(base) * 100.0 : 0.0;
 }
 
+ReplayOptions replay_options(const SimArgs &a)
+{
+	return {a.on_destroyed == "repair" ? OnDestroyed::Repair : OnDestroyed::Skip,
+	        parse_on_impossible(a.on_impossible)};
+}
+
 void run_kernel(const SimArgs &a)
 {
 	KernelSimArgs k;
@@ -102,9 +113,34 @@ void run_kernel(const SimArgs &a)
 	k.config.vram_gbps = a.vram_gbps;
 	k.config.move_latency_us = a.move_latency_us;
 	k.threads = a.threads;
-	k.on_destroyed = a.on_destroyed == "repair" ? OnDestroyed::Repair : OnDestroyed::Skip;
+	k.replay = replay_options(a);
 	k.json = a.json;
 	k.quiet = a.quiet;
+	if (a.ensemble_given) {
+		if (a.timeline)
+			throw CLI::ValidationError("--ensemble", "does not take --timeline");
+		if (k.replay.impossible != OnImpossible::Keep)
+			throw CLI::ValidationError("--ensemble", "reports the whole corpus and its clean "
+			                                         "part itself: leave out --on-impossible");
+		DecideArgs d;
+		d.corpus = a.inputs;
+		d.policies = k.policies;
+		d.vram_mib = k.vram_mib;
+		d.ensemble = a.ensemble;
+		try {
+			d.gtt_factors = parse_factors(a.gtt_cost, "--gtt-cost", 1000);
+			d.pcie_gbps = parse_factors(std::to_string(a.pcie_gbps), "--pcie-gbps", 1000);
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError(e.what());
+		}
+		d.config = k.config;
+		d.on_destroyed = k.replay.destroyed;
+		d.threads = a.threads;
+		d.json = a.json;
+		d.quiet = a.quiet;
+		d.decide = false;
+		return run_decide(d);
+	}
 #ifdef VRAMLAB_CHECK_INVARIANTS
 	k.config.check_every = 10000;
 #endif
@@ -117,6 +153,8 @@ void run(const SimArgs &a)
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	if (a.model == "kernel")
 		return run_kernel(a);
+	if (a.ensemble_given)
+		throw CLI::ValidationError("--ensemble", "is for --model kernel");
 	RunSpec spec;
 	spec.traces = expand_traces(a.inputs);
 	spec.policies = split(a.policies);
@@ -142,10 +180,7 @@ void run(const SimArgs &a)
 		mlp = Mlp::load(weights);
 		spec.config.mlp = &mlp;
 	}
-	if (a.on_destroyed == "skip")
-		spec.on_destroyed = OnDestroyed::Skip;
-	else if (a.on_destroyed == "repair")
-		spec.on_destroyed = OnDestroyed::Repair;
+	spec.replay = replay_options(a);
 	spec.threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
 	spec.progress = !a.quiet && isatty(STDERR_FILENO);
 #ifdef VRAMLAB_CHECK_INVARIANTS
@@ -161,6 +196,7 @@ void run(const SimArgs &a)
 	uint64_t skipped = 0;
 	for (auto &l : out.loads)
 		skipped += l.skipped;
+	print_impossible(tab, out.loads, spec.replay.impossible);
 
 	const std::string &base = spec.policies[0];
 	std::fprintf(tab, "%zu traces, policies %s (baseline %s), events on destroyed ids: %s (%llu %s)\n\n",
@@ -208,6 +244,7 @@ void run(const SimArgs &a)
 		               {"timeline_every", a.timeline},
 		               {"weights", need_mlp ? weights : ""},
 		               {"on_destroyed", a.on_destroyed},
+		               {"on_impossible", a.on_impossible},
 		               {"traces", spec.traces.size()}};
 		auto &res = j["results"] = nlohmann::json::array();
 		for (auto &row : out.rows)
@@ -235,7 +272,10 @@ void run(const SimArgs &a)
 			                 {"skipped_events", l.skipped},
 			                 {"repair_moved", l.repair.moved},
 			                 {"repair_ambiguous", l.repair.ambiguous},
-			                 {"repair_unresolved", l.repair.unresolved}});
+			                 {"repair_unresolved", l.repair.unresolved},
+			                 {"impossible_creates", l.impossible},
+			                 {"impossible_events_skipped", l.impossible_events},
+			                 {"excluded", l.excluded}});
 		j["seconds"] = out.seconds;
 		j["entries_replayed"] = out.replayed;
 		if (a.json == "-") {
@@ -250,6 +290,68 @@ void run(const SimArgs &a)
 }
 
 } // namespace
+
+void add_decide_command(CLI::App &app)
+{
+	static DecideArgs d;
+	static std::string policies = "lru,minmax,key,minmax+key", vram = "32,64,128,256",
+	                   gtt = "1,2,4", pcie = "8", threshold = "512K", on_destroyed = "skip";
+	auto *c = app.add_subcommand("decide", "the decision table: every kernel policy against "
+	                                       "stock 6.12 over ensembles and cost bands");
+	c->add_option("--corpus", d.corpus, "trace files or directories (the shared corpus; its "
+	                                    "clean part is reported beside it)");
+	c->add_option("--live", d.live, "traces of real programs (traces/live)");
+	c->add_option("--policies", policies, "kernel policies; the first is the baseline, lru")
+	    ->capture_default_str();
+	c->add_option("--vram", vram, "VRAM sizes")->capture_default_str();
+	c->add_option("--ensemble", d.ensemble, "variations per run, 1..16")->capture_default_str();
+	c->add_option("--gtt-cost", gtt, "cost bands: factors on the GTT charge")
+	    ->capture_default_str();
+	c->add_option("--pcie-gbps", pcie, "cost bands: PCIe bandwidths, GB/s")->capture_default_str();
+	c->add_option("--vram-gbps", d.config.vram_gbps, "VRAM bandwidth, GB/s")
+	    ->capture_default_str();
+	c->add_option("--move-latency-us", d.config.move_latency_us, "fixed cost of a move, us")
+	    ->capture_default_str();
+	c->add_option("--threshold", threshold, "min-max size threshold")->capture_default_str();
+	c->add_option("--window", d.config.window, "radeon.bo_score_window")->capture_default_str();
+	c->add_option("--on-destroyed", on_destroyed, "events on destroyed ids: skip or repair")
+	    ->check(CLI::IsMember({"skip", "repair"}))
+	    ->capture_default_str();
+	c->add_option("--threads", d.threads, "worker threads (default: all cores)");
+	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
+	c->add_flag("--quiet", d.quiet, "no progress line");
+	c->callback([] {
+		if (d.corpus.empty() && d.live.empty())
+			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
+		d.policies = split(policies);
+		for (auto &p : d.policies) {
+			try {
+				kernel_choice(p, 0);
+			} catch (const std::invalid_argument &e) {
+				throw CLI::ValidationError("--policies", e.what());
+			}
+		}
+		d.vram_mib.clear();
+		for (auto &v : split(vram))
+			d.vram_mib.push_back(parse_vram_mib(v));
+		const uint64_t thr = parse_size(threshold);
+		if (thr % 1024 || thr / 1024 > 1048576)
+			throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB");
+		d.config.topdown_kib = uint32_t(thr / 1024);
+		if (d.config.window < 1 || d.config.window > 4096)
+			throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
+		if (!(d.config.vram_gbps > 0) || !(d.config.move_latency_us >= 0))
+			throw CLI::ValidationError("--vram-gbps/--move-latency-us", "must be positive");
+		try {
+			d.gtt_factors = parse_factors(gtt, "--gtt-cost", 1000);
+			d.pcie_gbps = parse_factors(pcie, "--pcie-gbps", 1000);
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError(e.what());
+		}
+		d.on_destroyed = on_destroyed == "repair" ? OnDestroyed::Repair : OnDestroyed::Skip;
+		run_decide(d);
+	});
+}
 
 void add_sim_command(CLI::App &app)
 {
@@ -286,12 +388,27 @@ void add_sim_command(CLI::App &app)
 	sim->add_option("--on-destroyed", a.on_destroyed, "events on destroyed ids: skip or repair")
 	    ->check(CLI::IsMember({"skip", "repair"}))
 	    ->capture_default_str();
+	sim->add_option("--on-impossible", a.on_impossible,
+	                "creates over 128 MiB (a corpus defect): keep, skip (drop them and their "
+	                "events) or exclude (leave such traces out)")
+	    ->check(CLI::IsMember({"keep", "skip", "exclude"}))
+	    ->capture_default_str();
 	sim->add_option("--threads", a.threads, "worker threads (default: all cores)");
 	sim->add_option("--json", a.json, "write every figure to this JSON file (- for stdout)");
 	sim->add_option("--timeline", a.timeline,
 	                "record holes and swapping every N operations into the JSON (the "
 	                "thesis's Figures 7-15; vramlab report plots them)")
 	    ->check(CLI::Range(1u, 1000000000u));
+	sim->add_option("--ensemble", a.ensemble,
+	                "kernel model: replay each (trace, size, policy) on the first N of 16 "
+	                "board variations (pinned kernel BOs, submission period), paired with the "
+	                "first policy (lru) on each: median, quartiles and worst per trace and in "
+	                "total")
+	    ->each([](const std::string &) { a.ensemble_given = true; });
+	sim->add_option("--gtt-cost", a.gtt_cost,
+	                "kernel model with --ensemble: factors on the charge of a GPU use served "
+	                "from GTT, as cost bands (e.g. 1,2,4)")
+	    ->capture_default_str();
 	sim->add_flag("--quiet", a.quiet, "no progress line");
 	sim->callback([] { run(a); });
 }

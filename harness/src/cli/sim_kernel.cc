@@ -37,6 +37,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		uint64_t skipped;
 	};
 	std::vector<Row> rows;
+	std::vector<TraceLoad> loads;
 	const unsigned threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
 	const bool progress = !a.quiet && isatty(STDERR_FILENO);
 	auto t0 = std::chrono::steady_clock::now();
@@ -45,9 +46,14 @@ void run_kernel_sim(const KernelSimArgs &a)
 		if (progress)
 			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, traces.size(),
 			             base_name(traces[ti]).c_str());
-		const KernelTrace kt = cached_kernel(traces[ti], a.on_destroyed, [&] {
-			return load_kernel_trace(traces[ti], a.on_destroyed);
+		const KernelTrace kt = cached_kernel(traces[ti], a.replay, [&] {
+			return load_kernel_trace(traces[ti], a.replay);
 		});
+		const bool excluded = a.replay.impossible == OnImpossible::Exclude && kt.impossible;
+		loads.push_back({kt.name, kt.ops.size(), kt.skipped, kt.repair, kt.impossible,
+		                 kt.impossible_events, excluded});
+		if (excluded)
+			continue;
 		const size_t first = rows.size();
 		for (uint64_t v : a.vram_mib)
 			for (size_t pi = 0; pi < a.policies.size(); pi++)
@@ -113,6 +119,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 	std::fprintf(tab, "kernel model (Linux 6.12 + vramlab series): %zu traces, baseline %s, "
 	            "topdown_threshold %u KiB, bo_score_window %u\n\n",
 	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window);
+	print_impossible(tab, loads, a.replay.impossible);
 	std::fprintf(tab, "%6s  %-11s %10s %10s %10s %9s %10s %12s %9s\n", "VRAM", "policy", "evictions",
 	            "MiB in", "MiB out", "thresh CS", "GTT uses", "transfer ms", "vs base");
 	for (uint64_t v : a.vram_mib) {
@@ -141,7 +148,9 @@ void run_kernel_sim(const KernelSimArgs &a)
 		               {"policies", a.policies},
 		               {"vram_mib", a.vram_mib},
 		               {"topdown_threshold_kib", a.config.topdown_kib},
-		               {"on_destroyed", a.on_destroyed == OnDestroyed::Repair ? "repair" : "skip"},
+		               {"on_destroyed",
+		                a.replay.destroyed == OnDestroyed::Repair ? "repair" : "skip"},
+		               {"on_impossible", on_impossible_name(a.replay.impossible)},
 		               {"bo_score_window", a.config.window},
 		               {"timeline_every", a.config.timeline_every},
 		               {"pcie_gbps", a.config.pcie_gbps},
@@ -157,6 +166,13 @@ void run_kernel_sim(const KernelSimArgs &a)
 			r["skipped_events"] = row.skipped;
 			res.push_back(std::move(r));
 		}
+		auto &tl = j["traces"] = nlohmann::json::array();
+		for (auto &l : loads)
+			tl.push_back({{"trace", l.trace},
+			              {"skipped_events", l.skipped},
+			              {"impossible_creates", l.impossible},
+			              {"impossible_events_skipped", l.impossible_events},
+			              {"excluded", l.excluded}});
 		j["seconds"] = secs;
 		if (a.json == "-") {
 			std::printf("%s\n", j.dump(1).c_str());

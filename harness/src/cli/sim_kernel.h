@@ -12,7 +12,7 @@ struct KernelSimArgs {
 	std::vector<std::string> inputs, policies;
 	std::vector<uint64_t> vram_mib;
 	KernelConfig config;
-	OnDestroyed on_destroyed = OnDestroyed::Skip;
+	ReplayOptions replay;
 	unsigned threads = 0;
 	std::string json;
 	bool quiet = false;

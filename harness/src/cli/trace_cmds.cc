@@ -35,9 +35,11 @@ void cmd_stats(const std::vector<std::string> &files, bool json)
 {
 	nlohmann::json arr = nlohmann::json::array();
 	if (!json)
-		std::printf("%-20s %8s %10s %8s %10s %10s %9s %8s %10s %8s %8s\n", "trace", "buffers",
-		            "runtime_ms", "creates", "cpu_ops", "reads", "writes", "destroys",
-		            "on_destr.", "rep.destr", "unused");
+		std::printf("%-20s %8s %10s %8s %10s %10s %9s %8s %10s %8s %8s %10s %9s\n", "trace",
+		            "buffers", "runtime_ms", "creates", "cpu_ops", "reads", "writes",
+		            "destroys", "on_destr.", "rep.destr", "unused", "impossible", "max_MiB");
+	std::vector<std::string> damaged;
+	uint64_t impossible = 0, traces = 0;
 	for (auto &f : expand_traces(files)) {
 		auto r = open_trace(f);
 		const TraceStats s = compute_stats(*r, f == "-" ? "stdin" : base_name(f));
@@ -52,19 +54,39 @@ void cmd_stats(const std::vector<std::string> &files, bool json)
 			               {"destroys", s.destroys},
 			               {"events_on_destroyed", s.events_on_destroyed},
 			               {"repeated_destroys", s.repeated_destroys},
-			               {"never_used", s.never_used}});
+			               {"never_used", s.never_used},
+			               {"impossible_creates", s.impossible},
+			               {"impossible_creates_1gib", s.impossible_gib_plus},
+			               {"largest_create", s.largest_create}});
 		} else {
-			std::printf("%-20s %8llu %10llu %8llu %10llu %10llu %9llu %8llu %10llu %8llu %8llu\n",
+			std::printf("%-20s %8llu %10llu %8llu %10llu %10llu %9llu %8llu %10llu %8llu %8llu "
+			            "%10llu %9.1f\n",
 			            s.name.c_str(), (unsigned long long)s.buffers,
 			            (unsigned long long)s.runtime_ms, (unsigned long long)s.creates,
 			            (unsigned long long)s.cpu_ops, (unsigned long long)s.reads,
 			            (unsigned long long)s.writes, (unsigned long long)s.destroys,
 			            (unsigned long long)s.events_on_destroyed,
-			            (unsigned long long)s.repeated_destroys, (unsigned long long)s.never_used);
+			            (unsigned long long)s.repeated_destroys, (unsigned long long)s.never_used,
+			            (unsigned long long)s.impossible, s.largest_create / 1048576.0);
 		}
+		traces++;
+		impossible += s.impossible;
+		if (s.impossible)
+			damaged.push_back(s.name);
 	}
-	if (json)
+	if (json) {
 		std::printf("%s\n", arr.dump(2).c_str());
+		return;
+	}
+	if (!damaged.empty()) { // the corpus defect named, as the dead-id one is counted above
+		std::printf("\nimpossible creates (over %llu MiB, a capture defect): %llu in %zu of %llu "
+		            "traces:",
+		            (unsigned long long)(kImpossibleAbove >> 20), (unsigned long long)impossible,
+		            damaged.size(), (unsigned long long)traces);
+		for (auto &d : damaged)
+			std::printf(" %s", d.c_str());
+		std::printf("\n");
+	}
 }
 
 void cmd_show(const std::string &file, const std::string &color)
@@ -216,7 +238,8 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 		std::fprintf(stderr, "  dropped the metadata header\n");
 }
 
-void cmd_repair(const std::string &in, const std::string &out, const std::string &to)
+void cmd_repair(const std::string &in, const std::string &out, const std::string &to,
+                bool skip_impossible)
 {
 	// Pass 1: the totals to keep, and which buffers never get an entry of their own.
 	auto r1 = open_trace(in);
@@ -226,9 +249,15 @@ void cmd_repair(const std::string &in, const std::string &out, const std::string
 	// Pass 2: rewrite.
 	auto r2 = open_trace(in);
 	RepairIds rep(*r2, std::move(never_used));
-	SkipDestroyed skip(rep); // what stays on a destroyed id: only v2 cannot hold it
-	TraceReader &src = target == Format::V2 ? static_cast<TraceReader &>(skip) : rep;
-	auto w = make_writer(target, out, r2->info());
+	// impossible creates after the repair, which needs every create to find owners
+	SkipImpossible imp(rep, base_name(in));
+	TraceReader &fixed = skip_impossible ? static_cast<TraceReader &>(imp) : rep;
+	SkipDestroyed skip(fixed); // what stays on a destroyed id: only v2 cannot hold it
+	TraceReader &src = target == Format::V2 ? static_cast<TraceReader &>(skip) : fixed;
+	TraceInfo info = r2->info();
+	if (skip_impossible && info.declared_buffers) // bostats1 needs the count up front
+		info.declared_buffers -= uint32_t(before.impossible);
+	auto w = make_writer(target, out, info);
 	Event e;
 	while (src.next(e))
 		w->write(e);
@@ -251,6 +280,19 @@ void cmd_repair(const std::string &in, const std::string &out, const std::string
 	            dropped ? " (dropped: v2 cannot hold them)" : "");
 	std::printf("  never used: %llu before, %llu after\n", (unsigned long long)before.never_used,
 	            (unsigned long long)after.never_used);
+	if (skip_impossible) {
+		std::printf("  impossible creates (over %llu MiB): %llu dropped with %llu later events "
+		            "on them\n",
+		            (unsigned long long)(kImpossibleAbove >> 20),
+		            (unsigned long long)imp.creates(), (unsigned long long)imp.events());
+		// what is left must be the source minus exactly what was dropped
+		const uint64_t ev_before = before.cpu_ops + before.reads + before.writes + before.destroys;
+		const uint64_t ev_after = after.cpu_ops + after.reads + after.writes + after.destroys;
+		if (after.creates + imp.creates() != before.creates || after.impossible ||
+		    (!dropped && ev_after + imp.events() != ev_before))
+			throw TraceError(out + ": dropping impossible creates lost other events (a bug)");
+		return;
+	}
 	const bool same = before.buffers == after.buffers && before.runtime_ms == after.runtime_ms &&
 	                  before.creates == after.creates && before.cpu_ops == after.cpu_ops &&
 	                  before.reads == after.reads && before.writes == after.writes &&
@@ -299,7 +341,13 @@ void add_trace_commands(CLI::App &app)
 	repair->add_option("IN", rep_in)->required()->check(CLI::ExistingFile);
 	repair->add_option("OUT", rep_out)->required();
 	repair->add_option("--to", rep_to, "output format (default: as the input)");
-	repair->callback([] { cmd_repair(rep_in, rep_out, rep_to); });
+	static std::string rep_imp = "keep";
+	repair->add_option("--on-impossible", rep_imp,
+	                   "creates over 128 MiB (a corpus defect): keep, or skip (drop them and "
+	                   "every event on them)")
+	    ->check(CLI::IsMember({"keep", "skip"}))
+	    ->capture_default_str();
+	repair->callback([] { cmd_repair(rep_in, rep_out, rep_to, rep_imp == "skip"); });
 
 	add_trace_scores_command(*trace);
 

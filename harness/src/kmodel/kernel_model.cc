@@ -191,6 +191,15 @@ public:
 		if (c_.per_frame)
 			r_.per_frame.emplace_back();
 		r_.timeline.every = c.timeline_every;
+		// radeon_bo_create() + radeon_bo_pin() at init: kernel BOs, bottom-up best fit, then
+		// off every LRU (ttm_bo_pin()); they count in the manager's usage
+		for (uint64_t bytes : c_.pinned) {
+			const uint64_t pages = (bytes + kPage - 1) / kPage;
+			if (!pages || mm_.insert(pages, DrmMm::Mode::Best) == UINT64_MAX)
+				throw std::invalid_argument("pinned kernel BOs do not fit in VRAM");
+			used_ += pages;
+		}
+		r_.peak_vram_pages = used_;
 	}
 
 	void step() // after each operation

@@ -23,6 +23,9 @@ struct KernelConfig {
 	// accesses served from GTT, VRAM bandwidth, and a fixed cost per move.
 	double pcie_gbps = 8.0, vram_gbps = 232.0, move_latency_us = 20.0;
 	bool per_frame = false;         // keep per-frame move counts
+	// Kernel BOs pinned in VRAM at load, in this order, before any user BO (bytes each): the
+	// VGA stolen memory, the fbdev scanout, UVD's firmware (ensemble.h). Never evicted.
+	std::vector<uint64_t> pinned;
 	uint32_t timeline_every = 0;    // holes and swaps every N operations, FRAMEs not counted
 	uint32_t check_every = 0;       // check invariants every N operations (tests)
 };

@@ -4,9 +4,9 @@
 
 namespace vramlab {
 
-KernelTrace load_kernel_trace(const std::string &path, OnDestroyed mode)
+KernelTrace load_kernel_trace(const std::string &path, ReplayOptions opt)
 {
-	return load_kernel_trace([&path] { return open_trace(path); }, base_name(path), mode);
+	return load_kernel_trace([&path] { return open_trace(path); }, base_name(path), opt);
 }
 
 namespace {
@@ -65,6 +65,7 @@ public:
 		c.scores = scores_;
 		t_.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t_.cs.size())));
 		t_.cs.push_back(c);
+		t_.cs_ms.push_back(uint32_t(ms_));
 		t_.synthesized = true;
 	}
 
@@ -79,11 +80,11 @@ private:
 } // namespace
 
 KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::string &name,
-                              OnDestroyed mode)
+                              ReplayOptions opt)
 {
 	KernelTrace t;
 	t.name = name;
-	ReplayReader r(open, mode);
+	ReplayReader r(open, opt, name);
 	CsBuilder synth(t);
 	bool has_cs = false, has_access = false;
 	Event e;
@@ -98,6 +99,7 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 				                 " is created in system memory only (the kernel model "
 				                 "places buffers in VRAM and GTT)");
 			t.size.push_back(e.size);
+			t.impossible += impossible_size(e.size);
 			t.domain.push_back(e.domain ? e.domain : uint8_t(DomainVram));
 			t.prio.push_back(e.high_prio);
 			t.ops.push_back(KernelTrace::pack(KernelTrace::Create, e.id));
@@ -137,6 +139,7 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 		case EventType::Frame:
 			synth.close();
 			t.ops.push_back(KernelTrace::pack(KernelTrace::Frame, 0));
+			t.frame_us.push_back(e.time_us);
 			break;
 		default: break;
 		}
@@ -144,11 +147,78 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 	synth.close();
 	t.skipped = r.skipped();
 	t.repair = r.repair();
+	t.impossible += r.impossible_skipped();
+	t.impossible_events = r.impossible_events();
 	t.truncated = r.truncated();
 	if (has_cs && has_access)
 		throw TraceError(name + ": the trace mixes CS records with READ/WRITE records");
 	t.accesses = t.relocs.size();
+	if (!t.synthesized)
+		t.cs_ms.clear();
 	return t;
+}
+
+KernelTrace with_period(const KernelTrace &t, uint32_t period_ms)
+{
+	if (!t.synthesized || period_ms <= 1 || t.cs_ms.size() != t.cs.size())
+		return t;
+	KernelTrace o;
+	o.name = t.name;
+	o.size = t.size;
+	o.domain = t.domain;
+	o.prio = t.prio;
+	o.synthesized = true;
+	o.skipped = t.skipped;
+	o.repair = t.repair;
+	o.impossible = t.impossible;
+	o.impossible_events = t.impossible_events;
+	o.truncated = t.truncated;
+	o.frame_us = t.frame_us;
+	o.ops.reserve(t.ops.size());
+	o.relocs.reserve(t.relocs.size());
+	std::vector<uint32_t> slot; // per buffer: its relocation in the open submission
+	bool open = false;
+	uint32_t bucket = 0;
+	for (uint32_t op : t.ops) {
+		if (KernelTrace::Op(op >> KernelTrace::kShift) != KernelTrace::Cs) {
+			open = false;
+			o.ops.push_back(op);
+			continue;
+		}
+		const uint32_t ci = op & KernelTrace::kMask;
+		const KernelCs &c = t.cs[ci];
+		if (!open || t.cs_ms[ci] / period_ms != bucket) {
+			open = true;
+			bucket = t.cs_ms[ci] / period_ms;
+			KernelCs n;
+			n.first = uint32_t(o.relocs.size());
+			n.ring = c.ring;
+			o.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(o.cs.size())));
+			o.cs.push_back(n);
+			o.cs_ms.push_back(bucket * period_ms);
+		}
+		KernelCs &cur = o.cs.back();
+		cur.scores |= c.scores;
+		for (uint32_t i = c.first; i < c.first + c.n; i++) {
+			const CsReloc &r = t.relocs[i];
+			if (slot.size() <= r.id)
+				slot.resize(r.id + 1, UINT32_MAX);
+			uint32_t &s = slot[r.id];
+			if (s != UINT32_MAX && s >= cur.first) { // in this submission already: one entry
+				CsReloc &m = o.relocs[s];
+				m.read_domains |= r.read_domains;
+				if (r.write_domain)
+					m.write_domain = r.write_domain;
+				m.score = r.score; // the latest score sent
+				continue;
+			}
+			s = uint32_t(o.relocs.size());
+			o.relocs.push_back(r);
+			cur.n++;
+		}
+	}
+	o.accesses = o.relocs.size();
+	return o;
 }
 
 } // namespace vramlab

@@ -36,13 +36,24 @@ struct KernelTrace {
 	bool synthesized = false;      // CS records made from READ/WRITE events
 	uint64_t skipped = 0;          // events on destroyed ids left out (thesis corpus defect)
 	RepairReport repair;           // what repair did (OnDestroyed::Repair)
+	uint64_t impossible = 0;       // impossible creates in the source (filters.h), kept or skipped
+	uint64_t impossible_events = 0; // with OnImpossible::Skip: later events on them dropped
 	uint64_t accesses = 0;         // buffer uses in all CS (relocations)
+	std::vector<uint32_t> cs_ms;   // synthesized: each CS's millisecond (with_period())
+	std::vector<uint64_t> frame_us; // the time of each FRAME record (frame durations)
 	bool truncated = false;        // a v2 file cut short, read up to its last FRAME
 };
 
-// Events on destroyed ids (the thesis corpus defect) are skipped or repaired (filters.h).
-KernelTrace load_kernel_trace(const std::string &path, OnDestroyed mode = OnDestroyed::Skip);
+// Events on destroyed ids (the thesis corpus defect) are skipped or repaired, impossible creates
+// kept or skipped (filters.h).
+KernelTrace load_kernel_trace(const std::string &path, ReplayOptions opt = {});
 KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::string &name,
-                              OnDestroyed mode = OnDestroyed::Skip);
+                              ReplayOptions opt = {});
+
+// The trace with its synthesized submissions regrouped: one per `period_ms` milliseconds of
+// GPU accesses instead of one per millisecond (consecutive submissions only: a create, map,
+// destroy or frame between two still separates them). A trace with real CS records, or a
+// period of 1, is returned as it is.
+KernelTrace with_period(const KernelTrace &t, uint32_t period_ms);
 
 } // namespace vramlab

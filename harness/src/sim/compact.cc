@@ -5,17 +5,17 @@
 
 namespace vramlab {
 
-CompactTrace load_compact(const std::string &path, OnDestroyed mode)
+CompactTrace load_compact(const std::string &path, ReplayOptions opt)
 {
-	return load_compact([&path] { return open_trace(path); }, base_name(path), mode);
+	return load_compact([&path] { return open_trace(path); }, base_name(path), opt);
 }
 
 CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &name,
-                          OnDestroyed mode)
+                          ReplayOptions opt)
 {
 	CompactTrace t;
 	t.name = name;
-	ReplayReader rr(open, mode);
+	ReplayReader rr(open, opt, name);
 	CsExpander r(rr); // the thesis model sees each buffer of a CS as a read or write
 	// Growing a vector of hundreds of MB by doubling copies it and faults in pages twice.
 	if (const uint64_t hint = r.events_hint(); hint && hint < (uint64_t(1) << 32))
@@ -29,6 +29,7 @@ CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &n
 		if (e.type == EventType::Create) {
 			t.size.push_back(e.size);
 			t.prio.push_back(e.high_prio);
+			t.impossible += impossible_size(e.size);
 		}
 		t.ops.push_back(CompactTrace::pack(e.type, e.id));
 	}
@@ -37,6 +38,8 @@ CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &n
 	t.skipped = rr.skipped();
 	t.skipped_at_create = rr.skipped_at_create();
 	t.repair = rr.repair();
+	t.impossible += rr.impossible_skipped();
+	t.impossible_events = rr.impossible_events();
 	t.truncated = rr.truncated();
 	return t;
 }

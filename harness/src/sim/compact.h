@@ -24,11 +24,13 @@ struct CompactTrace {
 	uint64_t skipped = 0;        // events on destroyed ids left out
 	std::vector<uint64_t> skipped_at_create; // of those, before the k-th create (cut runs)
 	RepairReport repair;         // what repair did (OnDestroyed::Repair)
+	uint64_t impossible = 0;     // impossible creates in the source (filters.h), kept or skipped
+	uint64_t impossible_events = 0; // with OnImpossible::Skip: later events on them dropped
 	bool truncated = false;      // a v2 file cut short, read up to its last FRAME
 };
 
-CompactTrace load_compact(const std::string &path, OnDestroyed mode);
+CompactTrace load_compact(const std::string &path, ReplayOptions opt);
 CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &name,
-                          OnDestroyed mode);
+                          ReplayOptions opt);
 
 } // namespace vramlab

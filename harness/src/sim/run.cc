@@ -75,8 +75,8 @@ RunOutput run_all(const RunSpec &spec)
 	auto load = [&](size_t k) {
 		return std::async(std::launch::async,
 		                  [&spec, k] {
-			                  return cached_compact(spec.traces[k], spec.on_destroyed, [&spec, k] {
-				                  return load_compact(spec.traces[k], spec.on_destroyed);
+			                  return cached_compact(spec.traces[k], spec.replay, [&spec, k] {
+				                  return load_compact(spec.traces[k], spec.replay);
 			                  });
 		                  });
 	};
@@ -93,7 +93,14 @@ RunOutput run_all(const RunSpec &spec)
 				std::lock_guard lk(name_mu);
 				current = trace.name;
 			}
-			out.loads.push_back({trace.name, trace.ops.size(), trace.skipped, trace.repair});
+			const bool excluded =
+			        spec.replay.impossible == OnImpossible::Exclude && trace.impossible;
+			out.loads.push_back({trace.name, trace.ops.size(), trace.skipped, trace.repair,
+			                     trace.impossible, trace.impossible_events, excluded});
+			if (excluded) { // its rows stay empty and are dropped below
+				done += per_trace;
+				continue;
+			}
 			std::atomic<size_t> task{0};
 			auto worker = [&] {
 				for (size_t i; (i = task.fetch_add(1)) < per_trace;) {
@@ -141,6 +148,7 @@ RunOutput run_all(const RunSpec &spec)
 	}
 	if (error)
 		std::rethrow_exception(error);
+	std::erase_if(out.rows, [](const RunRow &r) { return r.trace.empty(); });
 	out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 	out.replayed = replayed.load();
 	return out;

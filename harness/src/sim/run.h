@@ -15,7 +15,7 @@ struct RunSpec {
 	std::vector<std::string> policies;
 	std::vector<uint64_t> vram_mib;
 	SimConfig config;
-	OnDestroyed on_destroyed = OnDestroyed::Skip;
+	ReplayOptions replay; // both corpus defects (filters.h); Exclude leaves a damaged trace out
 	unsigned threads = 1;
 	bool progress = false; // draw a progress line on stderr
 };
@@ -31,10 +31,12 @@ struct TraceLoad {
 	std::string trace;
 	uint64_t entries = 0, skipped = 0;
 	RepairReport repair;
+	uint64_t impossible = 0, impossible_events = 0; // impossible creates; events dropped with them
+	bool excluded = false; // OnImpossible::Exclude and the trace has impossible creates
 };
 
 struct RunOutput {
-	std::vector<RunRow> rows; // trace order, then VRAM size, then policy order
+	std::vector<RunRow> rows; // trace order, then VRAM size, then policy order (excluded: none)
 	std::vector<TraceLoad> loads;
 	double seconds = 0;
 	uint64_t replayed = 0; // entries replayed over all runs

@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr char kMagic[8] = {'v', 'r', 'l', 'c', 'a', 'c', 'h', 'e'};
-constexpr uint32_t kVersion = 1; // bump when a cached structure changes
+constexpr uint32_t kVersion = 2; // bump when a cached structure changes
 
 fs::path cache_dir()
 {
@@ -33,7 +33,7 @@ bool enabled()
 }
 
 // The identity of a decoded trace: where it came from and what it was decoded for.
-std::string key_of(const std::string &path, const char *kind, OnDestroyed mode)
+std::string key_of(const std::string &path, const char *kind, ReplayOptions opt)
 {
 	std::error_code ec;
 	const fs::path abs = fs::absolute(path, ec);
@@ -44,7 +44,8 @@ std::string key_of(const std::string &path, const char *kind, OnDestroyed mode)
 	if (ec)
 		return "";
 	return abs.string() + "\n" + std::to_string(size) + "\n" + std::to_string(mtime) + "\n" +
-	       kind + "\n" + (mode == OnDestroyed::Repair ? "repair" : "skip") + "\n" +
+	       kind + "\n" + (opt.destroyed == OnDestroyed::Repair ? "repair" : "skip") + "\n" +
+	       (opt.skips_impossible() ? "impossible-skip" : "impossible-keep") + "\n" +
 	       std::to_string(sizeof(CsReloc)) + "/" + std::to_string(sizeof(KernelCs));
 }
 
@@ -98,7 +99,7 @@ struct In {
 };
 
 template <class T, class W, class R>
-T cached(const std::string &path, const char *kind, OnDestroyed mode,
+T cached(const std::string &path, const char *kind, ReplayOptions mode,
          const std::function<T()> &decode, W write, R read)
 {
 	if (!enabled() || path == "-" || cache_dir().empty())
@@ -180,7 +181,7 @@ bool valid(const KernelTrace &t)
 
 } // namespace
 
-CompactTrace cached_compact(const std::string &path, OnDestroyed mode,
+CompactTrace cached_compact(const std::string &path, ReplayOptions mode,
                             const std::function<CompactTrace()> &decode)
 {
 	return cached<CompactTrace>(
@@ -193,18 +194,21 @@ CompactTrace cached_compact(const std::string &path, OnDestroyed mode,
 		        o.pod(t.skipped);
 		        o.vec(t.skipped_at_create);
 		        write_repair(o, t.repair);
+		        o.pod(t.impossible);
+		        o.pod(t.impossible_events);
 	        },
 	        [](In &i, CompactTrace &t) {
 		        return i.str(t.name) && i.vec(t.ops) && i.vec(t.size) && i.vec(t.prio) &&
 		               i.pod(t.skipped) && i.vec(t.skipped_at_create) &&
-		               read_repair(i, t.repair) && t.prio.size() == t.size.size() &&
+		               read_repair(i, t.repair) && i.pod(t.impossible) &&
+		               i.pod(t.impossible_events) && t.prio.size() == t.size.size() &&
 		               std::all_of(t.ops.begin(), t.ops.end(), [&](uint32_t op) {
 			               return (op & CompactTrace::kIdMask) < t.size.size();
 		               });
 	        });
 }
 
-KernelTrace cached_kernel(const std::string &path, OnDestroyed mode,
+KernelTrace cached_kernel(const std::string &path, ReplayOptions mode,
                           const std::function<KernelTrace()> &decode)
 {
 	return cached<KernelTrace>(
@@ -217,16 +221,22 @@ KernelTrace cached_kernel(const std::string &path, OnDestroyed mode,
 		        o.vec(t.size);
 		        o.vec(t.domain);
 		        o.vec(t.prio);
+		        o.vec(t.cs_ms);
+		        o.vec(t.frame_us);
 		        o.pod(t.synthesized);
 		        o.pod(t.skipped);
 		        o.pod(t.accesses);
 		        write_repair(o, t.repair);
+		        o.pod(t.impossible);
+		        o.pod(t.impossible_events);
 	        },
 	        [](In &i, KernelTrace &t) {
 		        return i.str(t.name) && i.vec(t.ops) && i.vec(t.cs) && i.vec(t.relocs) &&
-		               i.vec(t.size) && i.vec(t.domain) && i.vec(t.prio) &&
+		               i.vec(t.size) && i.vec(t.domain) && i.vec(t.prio) && i.vec(t.cs_ms) &&
+		               i.vec(t.frame_us) &&
 		               i.pod(t.synthesized) && i.pod(t.skipped) && i.pod(t.accesses) &&
-		               read_repair(i, t.repair) && t.domain.size() == t.size.size() &&
+		               read_repair(i, t.repair) && i.pod(t.impossible) &&
+		               i.pod(t.impossible_events) && t.domain.size() == t.size.size() &&
 		               t.prio.size() == t.size.size() && valid(t);
 	        });
 }

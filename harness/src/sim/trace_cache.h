@@ -12,9 +12,9 @@
 
 namespace vramlab {
 
-CompactTrace cached_compact(const std::string &path, OnDestroyed mode,
+CompactTrace cached_compact(const std::string &path, ReplayOptions opt,
                             const std::function<CompactTrace()> &decode);
-KernelTrace cached_kernel(const std::string &path, OnDestroyed mode,
+KernelTrace cached_kernel(const std::string &path, ReplayOptions opt,
                           const std::function<KernelTrace()> &decode);
 
 } // namespace vramlab

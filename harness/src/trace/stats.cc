@@ -1,6 +1,9 @@
 #include "trace/stats.h"
 
+#include <algorithm>
 #include <vector>
+
+#include "trace/filters.h"
 
 namespace vramlab {
 
@@ -25,6 +28,11 @@ TraceStats compute_stats(TraceReader &in, const std::string &name, std::vector<b
 		switch (e.type) {
 		case EventType::Create:
 			s.creates++;
+			s.largest_create = std::max(s.largest_create, e.size);
+			if (impossible_size(e.size)) {
+				s.impossible++;
+				s.impossible_gib_plus += e.size >= (1ull << 30);
+			}
 			if (state.size() <= e.id)
 				state.resize(e.id + 1, 0);
 			continue;

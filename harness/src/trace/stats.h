@@ -15,6 +15,9 @@ struct TraceStats {
 	uint64_t events_on_destroyed = 0; // non-create events on an id already destroyed
 	uint64_t repeated_destroys = 0;   // destroys of an id already destroyed (also counted above)
 	uint64_t never_used = 0;          // buffers created that never get another event
+	uint64_t impossible = 0;          // creates over kImpossibleAbove (filters.h)
+	uint64_t impossible_gib_plus = 0; // of those, 1 GiB or more
+	uint64_t largest_create = 0;      // bytes
 	uint64_t frames = 0;              // v2 FRAME records
 	uint64_t cs = 0;                  // v2.1 CS records (each buffer in one counts as a read
 	                                  // or, with a write domain, a write)

@@ -1,0 +1,446 @@
+// vramlab decide and vramlab sim --model kernel --ensemble N (decide.h).
+#include "cli/decide.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "kmodel/kernel_json.h"
+#include "sim/run.h"
+#include "sim/trace_cache.h"
+#include "trace/stats.h"
+
+namespace vramlab {
+
+namespace {
+
+struct TraceMeta {
+	std::string name;
+	bool live = false;        // from --live: real programs on the virtual radeon
+	bool synthesized = false; // no CS records: submissions made one per period
+	bool scores = false;      // some submission sent a score chunk
+	uint64_t impossible = 0;
+	std::vector<double> frame_cpu_us; // recorded time of each frame (live traces)
+};
+
+struct Frame3 {
+	uint64_t bytes, moves, gtt_bytes;
+};
+
+struct Fig { // one (trace, VRAM size, policy, variation) run
+	uint64_t moved = 0, moves = 0, gtt_bytes = 0, evictions = 0;
+	std::vector<Frame3> frames; // live traces only
+};
+
+struct Spread {
+	double median = 0, q1 = 0, q3 = 0, min = 0, max = 0;
+};
+
+double quantile(std::vector<double> v, double q) // linear interpolation, v not empty
+{
+	std::sort(v.begin(), v.end());
+	const double pos = q * double(v.size() - 1);
+	const size_t i = size_t(pos);
+	const double f = pos - double(i);
+	return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+Spread spread(const std::vector<double> &v)
+{
+	return {quantile(v, 0.5), quantile(v, 0.25), quantile(v, 0.75),
+	        *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
+}
+
+double ratio(double x, double base) { return base > 0 ? x / base : x > 0 ? 2.0 : 1.0; }
+
+nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more than stock
+{
+	auto p = [](double r) { return std::round((r - 1) * 1e6) / 1e4; };
+	return {{"median", p(s.median)}, {"q1", p(s.q1)}, {"q3", p(s.q3)},
+	        {"best", p(s.min)},      {"worst", p(s.max)}};
+}
+
+// The p99 of frame times: each frame's recorded time plus its modelled transfer time.
+double frame_p99(const TraceMeta &t, const Fig &f, const KernelConfig &c, const CostBand &b)
+{
+	std::vector<double> ft;
+	const size_t n = std::min(t.frame_cpu_us.size(), f.frames.size());
+	for (size_t i = 0; i < n; i++)
+		ft.push_back(t.frame_cpu_us[i] + band_transfer_us(f.frames[i].bytes, f.frames[i].moves,
+		                                                  f.frames[i].gtt_bytes, c, b));
+	return ft.empty() ? 0 : frame_times(ft).p99_us;
+}
+
+} // namespace
+
+void run_decide(const DecideArgs &a)
+{
+	std::FILE *tab = a.json == "-" ? stderr : stdout;
+	if (a.ensemble < 1 || a.ensemble > kMaxEnsemble)
+		throw CLI::ValidationError("--ensemble", std::to_string(a.ensemble) + " is out of range 1.." +
+		                                            std::to_string(kMaxEnsemble) +
+		                                            " (the defined variations)");
+	std::vector<std::pair<std::string, bool>> inputs; // path, live
+	for (auto &p : expand_traces(a.corpus))
+		inputs.push_back({p, false});
+	for (auto &p : expand_traces(a.live))
+		inputs.push_back({p, true});
+	if (inputs.empty())
+		throw CLI::ValidationError("TRACE", "no traces given");
+	std::vector<KernelChoice> choices;
+	for (auto &p : a.policies)
+		choices.push_back(kernel_choice(p, a.config.topdown_kib));
+	if (choices.empty() || choices[0].policy->topdown || choices[0].policy->key)
+		throw CLI::ValidationError("--policies", "the first policy must be lru (stock 6.12), "
+		                                         "the baseline every other is paired with");
+	std::vector<CostBand> bands;
+	for (double g : a.gtt_factors)
+		for (double p : a.pcie_gbps)
+			bands.push_back({g, p});
+	const auto &vars = variations();
+	const size_t T = inputs.size(), S = a.vram_mib.size(), P = choices.size(), V = a.ensemble;
+	auto at = [&](size_t t, size_t s, size_t p, size_t v) { return ((t * S + s) * P + p) * V + v; };
+	std::vector<Fig> figs(T * S * P * V);
+	std::vector<TraceMeta> meta(T);
+	const unsigned threads =
+	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+	const bool progress = !a.quiet && isatty(STDERR_FILENO);
+	const auto t0 = std::chrono::steady_clock::now();
+	uint64_t replays = 0;
+	for (size_t ti = 0; ti < T; ti++) {
+		const std::string &path = inputs[ti].first;
+		if (progress)
+			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, T,
+			             base_name(path).c_str());
+		const ReplayOptions ro{a.on_destroyed, OnImpossible::Keep}; // the whole corpus as recorded
+		const KernelTrace kt =
+		        cached_kernel(path, ro, [&] { return load_kernel_trace(path, ro); });
+		TraceMeta &m = meta[ti];
+		m.name = kt.name;
+		m.live = inputs[ti].second;
+		m.synthesized = kt.synthesized;
+		m.impossible = kt.impossible;
+		m.scores = std::any_of(kt.cs.begin(), kt.cs.end(), [](const KernelCs &c) { return c.scores; });
+		if (!kt.synthesized)
+			for (size_t i = 0; i < kt.frame_us.size(); i++)
+				m.frame_cpu_us.push_back(double(kt.frame_us[i] - (i ? kt.frame_us[i - 1] : 0)));
+		// Without scores, key order is LRU order (every key is its submission stamp): a key
+		// policy's runs are its placement's without key, which are run once.
+		std::vector<size_t> run_as(P);
+		for (size_t p = 0; p < P; p++) {
+			run_as[p] = p;
+			if (!m.scores && choices[p].policy->key)
+				for (size_t q = 0; q < P; q++)
+					if (!choices[q].policy->key &&
+					    choices[q].policy->topdown == choices[p].policy->topdown &&
+					    choices[q].topdown_kib == choices[p].topdown_kib)
+						run_as[p] = q;
+		}
+		std::vector<uint32_t> periods;
+		for (size_t v = 0; v < V; v++) {
+			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
+			if (std::find(periods.begin(), periods.end(), per) == periods.end())
+				periods.push_back(per);
+		}
+		size_t done = 0, total = 0;
+		for (size_t p = 0; p < P; p++)
+			total += run_as[p] == p;
+		total *= S * V;
+		for (uint32_t per : periods) {
+			const KernelTrace kp = with_period(kt, per);
+			struct Task {
+				size_t s, p, v;
+			};
+			std::vector<Task> tasks;
+			for (size_t v = 0; v < V; v++)
+				if ((kt.synthesized ? vars[v].period_ms : 1) == per)
+					for (size_t s = 0; s < S; s++)
+						for (size_t p = 0; p < P; p++)
+							if (run_as[p] == p)
+								tasks.push_back({s, p, v});
+			std::atomic<size_t> next{0};
+			std::mutex mu;
+			std::string err;
+			auto work = [&] {
+				for (size_t i; (i = next++) < tasks.size();) {
+					const Task &k = tasks[i];
+					KernelConfig c = a.config;
+					c.vram = a.vram_mib[k.s] << 20;
+					c.topdown_kib = choices[k.p].topdown_kib;
+					c.bo_score = choices[k.p].policy->key;
+					c.pinned = pinned_for(vars[k.v], c.vram);
+					c.per_frame = !m.frame_cpu_us.empty();
+					Fig f;
+					try {
+						const KernelResult r = simulate_kernel(kp, c);
+						f.moved = r.bytes_to_vram() + r.bytes_from_vram();
+						f.moves = r.moves();
+						f.gtt_bytes = r.gtt_access_bytes;
+						f.evictions = r.evictions();
+						// per_frame[0] is before the first FRAME: frame i ends at FRAME i
+						for (size_t i = 0; c.per_frame && i + 1 < r.per_frame.size(); i++)
+							f.frames.push_back({r.per_frame[i].bytes, r.per_frame[i].moves,
+							                    r.per_frame[i].gtt_access_bytes});
+					} catch (const std::exception &e) {
+						std::lock_guard g(mu);
+						err = e.what();
+					}
+					std::lock_guard g(mu);
+					figs[at(ti, k.s, k.p, k.v)] = std::move(f);
+					done++;
+					if (progress)
+						std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs (%u ms period)\033[K",
+						             ti + 1, T, m.name.c_str(), done, total, per);
+				}
+			};
+			std::vector<std::thread> pool;
+			for (unsigned k = 1; k < threads; k++)
+				pool.emplace_back(work);
+			work();
+			for (auto &th : pool)
+				th.join();
+			if (!err.empty())
+				throw TraceError(m.name + ": " + err);
+			replays += tasks.size();
+		}
+		for (size_t p = 0; p < P; p++)
+			if (run_as[p] != p)
+				for (size_t s = 0; s < S; s++)
+					for (size_t v = 0; v < V; v++)
+						figs[at(ti, s, p, v)] = figs[at(ti, s, run_as[p], v)];
+	}
+	if (progress)
+		std::fprintf(stderr, "\r\033[K");
+	const double secs =
+	        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+	// The groups: the corpus as recorded, its clean part, the live corpus.
+	struct Group {
+		const char *name;
+		std::vector<size_t> traces;
+	};
+	std::vector<Group> groups{{"corpus", {}}, {"clean", {}}, {"live", {}}};
+	for (size_t t = 0; t < T; t++) {
+		if (meta[t].live) {
+			groups[2].traces.push_back(t);
+			continue;
+		}
+		groups[0].traces.push_back(t);
+		if (!meta[t].impossible)
+			groups[1].traces.push_back(t);
+	}
+	std::erase_if(groups, [](const Group &g) { return g.traces.empty(); });
+
+	nlohmann::json summary = nlohmann::json::array(), verdicts = nlohmann::json::array();
+	auto tr = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
+		const Fig &f = figs[at(t, s, p, v)];
+		return band_transfer_us(f.moved, f.moves, f.gtt_bytes, a.config, b);
+	};
+	std::fprintf(tab, "kernel model, %zu traces, ensemble of %zu (paired with %s on each "
+	                  "variation), %zu cost band%s; change vs stock, positive = worse\n",
+	             T, V, a.policies[0].c_str(), bands.size(), bands.size() == 1 ? "" : "s");
+	for (auto &g : groups) {
+		std::fprintf(tab, "\n%s (%zu traces%s)\n", g.name, g.traces.size(),
+		             std::string(g.name) == "clean" ? ", no impossible creates" : "");
+		std::fprintf(tab, "%6s  %-11s %8s %8s", "VRAM", "policy", "moved", "GTT B");
+		for (auto &b : bands)
+			std::fprintf(tab, " | %-27s", ("transfer " + b.label()).c_str());
+		std::fprintf(tab, " | %s\n", a.decide ? "verdict" : "");
+		for (size_t s = 0; s < S; s++)
+			for (size_t p = 1; p < P; p++) {
+				std::vector<double> moved_r, gtt_r;
+				for (size_t v = 0; v < V; v++) {
+					double mp = 0, mb = 0, gp = 0, gb = 0;
+					for (size_t t : g.traces) {
+						mp += double(figs[at(t, s, p, v)].moved);
+						mb += double(figs[at(t, s, 0, v)].moved);
+						gp += double(figs[at(t, s, p, v)].gtt_bytes);
+						gb += double(figs[at(t, s, 0, v)].gtt_bytes);
+					}
+					moved_r.push_back(ratio(mp, mb));
+					gtt_r.push_back(ratio(gp, gb));
+				}
+				const Spread ms = spread(moved_r), gs = spread(gtt_r);
+				std::fprintf(tab, "%5lluM  %-11s %+7.2f%% %+7.2f%%",
+				             (unsigned long long)a.vram_mib[s], a.policies[p].c_str(),
+				             (ms.median - 1) * 100, (gs.median - 1) * 100);
+				bool win_all = true, loss_all = true, neutral_all = true;
+				double worst_band = -1e9, worst_trace_all = 0;
+				std::string worst_trace_name;
+				for (auto &b : bands) {
+					std::vector<double> tot_r;
+					for (size_t v = 0; v < V; v++) {
+						double xp = 0, xb = 0;
+						for (size_t t : g.traces) {
+							xp += tr(t, s, p, v, b);
+							xb += tr(t, s, 0, v, b);
+						}
+						tot_r.push_back(ratio(xp, xb));
+					}
+					const Spread ts = spread(tot_r);
+					nlohmann::json per_trace = nlohmann::json::array();
+					double worst_trace = 0;
+					std::string wname;
+					unsigned worse5 = 0;
+					std::vector<double> p99_r; // per variation: geometric mean over traces
+					std::vector<std::vector<double>> p99_by_v(V);
+					for (size_t t : g.traces) {
+						std::vector<double> r;
+						for (size_t v = 0; v < V; v++) {
+							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, 0, v, b)));
+							if (!meta[t].frame_cpu_us.empty()) {
+								const double fp = frame_p99(meta[t], figs[at(t, s, p, v)], a.config, b);
+								const double fb = frame_p99(meta[t], figs[at(t, s, 0, v)], a.config, b);
+								p99_by_v[v].push_back(ratio(fp, fb));
+							}
+						}
+						const Spread sp = spread(r);
+						if (sp.median > worst_trace || wname.empty()) {
+							worst_trace = sp.median;
+							wname = meta[t].name;
+						}
+						worse5 += sp.median > 1.05;
+						nlohmann::json pt = pct_json(sp);
+						pt["trace"] = meta[t].name;
+						per_trace.push_back(std::move(pt));
+					}
+					for (auto &v : p99_by_v)
+						if (!v.empty()) {
+							double lg = 0;
+							for (double x : v)
+								lg += std::log(x);
+							p99_r.push_back(std::exp(lg / double(v.size())));
+						}
+					win_all &= ts.median < 1 - 1e-9 && worse5 == 0;
+					loss_all &= ts.median > 1 + 1e-9;
+					neutral_all &= std::abs(ts.median - 1) < 1e-3 && worse5 == 0;
+					if (ts.median > worst_band)
+						worst_band = ts.median;
+					if (worst_trace > worst_trace_all || worst_trace_name.empty()) {
+						worst_trace_all = worst_trace;
+						worst_trace_name = wname;
+					}
+					char cell[64];
+					std::snprintf(cell, sizeof cell, "%+6.2f%% [%+.1f,%+.1f] w%+.0f%%",
+					              (ts.median - 1) * 100, (ts.q1 - 1) * 100, (ts.q3 - 1) * 100,
+					              (worst_trace - 1) * 100);
+					std::fprintf(tab, " | %-27s", cell);
+					nlohmann::json row{{"group", g.name},
+					                   {"vram_mib", a.vram_mib[s]},
+					                   {"policy", a.policies[p]},
+					                   {"band", {{"gtt_factor", b.gtt_factor},
+					                             {"pcie_gbps", b.pcie_gbps},
+					                             {"label", b.label()}}},
+					                   {"transfer_change_pct", pct_json(ts)},
+					                   {"moved_change_pct", pct_json(ms)},
+					                   {"gtt_bytes_change_pct", pct_json(gs)},
+					                   {"worst_trace", wname},
+					                   {"worst_trace_median_change_pct",
+					                    std::round((worst_trace - 1) * 1e6) / 1e4},
+					                   {"traces_worse_than_5pct", worse5},
+					                   {"per_trace", std::move(per_trace)}};
+					if (!p99_r.empty())
+						row["frame_p99_change_pct"] = pct_json(spread(p99_r));
+					summary.push_back(std::move(row));
+				}
+				const char *verdict = win_all       ? "robust win"
+				                      : neutral_all ? "neutral"
+				                      : loss_all    ? "loss"
+				                                    : "mixed";
+				std::fprintf(tab, " | %s\n", a.decide ? verdict : "");
+				verdicts.push_back({{"group", g.name},
+				                    {"vram_mib", a.vram_mib[s]},
+				                    {"policy", a.policies[p]},
+				                    {"verdict", verdict},
+				                    {"worst_band_median_change_pct",
+				                     std::round((worst_band - 1) * 1e6) / 1e4},
+				                    {"worst_trace", worst_trace_name},
+				                    {"worst_trace_median_change_pct",
+				                     std::round((worst_trace_all - 1) * 1e6) / 1e4}});
+			}
+	}
+	std::fprintf(tab, "\ncells: ensemble median [quartiles] of the change of total transfer "
+	                  "time, w = the worst trace's median; a robust win is better in the median "
+	                  "of every band with no trace's median worse by more than 5%%\n");
+	std::fflush(tab);
+	std::fprintf(stderr, "%llu replays (%zu traces x %zu sizes x %zu policies x %zu variations, "
+	                     "key = its placement's run where a trace sends no scores) in %.1f s on %u "
+	                     "threads\n",
+	             (unsigned long long)replays, T, S, P, V, secs, threads);
+	if (a.json.empty())
+		return;
+	nlohmann::json j;
+	j["schema"] = "vramlab-decide";
+	j["version"] = 1;
+	nlohmann::json vj = nlohmann::json::array(), bj = nlohmann::json::array();
+	for (size_t v = 0; v < V; v++)
+		vj.push_back({{"name", vars[v].name},
+		              {"pinned_bytes", vars[v].pinned},
+		              {"period_ms", vars[v].period_ms}});
+	for (auto &b : bands)
+		bj.push_back({{"gtt_factor", b.gtt_factor}, {"pcie_gbps", b.pcie_gbps}, {"label", b.label()}});
+	j["config"] = {{"model", "kernel"},
+	               {"mode", a.decide ? "decide" : "ensemble"},
+	               {"policies", a.policies},
+	               {"vram_mib", a.vram_mib},
+	               {"ensemble", V},
+	               {"variations", vj},
+	               {"bands", bj},
+	               {"topdown_threshold_kib", a.config.topdown_kib},
+	               {"bo_score_window", a.config.window},
+	               {"vram_gbps", a.config.vram_gbps},
+	               {"move_latency_us", a.config.move_latency_us},
+	               {"on_destroyed", a.on_destroyed == OnDestroyed::Repair ? "repair" : "skip"},
+	               {"impossible_above_bytes", kImpossibleAbove}};
+	auto &tj = j["traces"] = nlohmann::json::array();
+	for (auto &m : meta)
+		tj.push_back({{"trace", m.name},
+		              {"group", m.live ? "live" : "corpus"},
+		              {"clean", m.impossible == 0},
+		              {"impossible_creates", m.impossible},
+		              {"synthesized_cs", m.synthesized},
+		              {"scores", m.scores},
+		              {"frames", m.frame_cpu_us.size()}});
+	auto &rj = j["runs"] = nlohmann::json::array();
+	for (size_t t = 0; t < T; t++)
+		for (size_t s = 0; s < S; s++)
+			for (size_t p = 0; p < P; p++)
+				for (size_t v = 0; v < V; v++) {
+					const Fig &f = figs[at(t, s, p, v)];
+					rj.push_back({{"trace", meta[t].name},
+					              {"vram_mib", a.vram_mib[s]},
+					              {"policy", a.policies[p]},
+					              {"variation", v},
+					              {"moved_bytes", f.moved},
+					              {"moves", f.moves},
+					              {"gtt_bytes", f.gtt_bytes},
+					              {"evictions", f.evictions}});
+				}
+	j["summary"] = std::move(summary);
+	j["verdicts"] = std::move(verdicts);
+	j["seconds"] = secs;
+	j["replays"] = replays;
+	if (a.json == "-") {
+		std::printf("%s\n", j.dump(1).c_str());
+		return;
+	}
+	const std::string tmp = a.json + ".tmp";
+	{
+		std::ofstream f(tmp);
+		f << j.dump(1) << "\n";
+		if (!f)
+			throw TraceError(a.json + ": cannot write");
+	}
+	if (std::rename(tmp.c_str(), a.json.c_str()) != 0) // nothing written half
+		throw TraceError(a.json + ": cannot write");
+}
+
+} // namespace vramlab

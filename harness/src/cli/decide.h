@@ -1,0 +1,30 @@
+// The kernel model over ensembles and cost bands (kmodel/ensemble.h): `vramlab sim --model
+// kernel --ensemble N` and `vramlab decide` (decide.cc). Every policy is paired with stock LRU
+// on the same trace, VRAM size and variation; bands are derived from each run's counters.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kmodel/ensemble.h"
+#include "trace/filters.h"
+
+namespace vramlab {
+
+struct DecideArgs {
+	std::vector<std::string> corpus, live; // trace files or directories
+	std::vector<std::string> policies;     // the first must be lru (stock 6.12)
+	std::vector<uint64_t> vram_mib;
+	unsigned ensemble = 16;
+	std::vector<double> gtt_factors{1, 2, 4}, pcie_gbps{8};
+	KernelConfig config; // window, VRAM bandwidth, move latency, topdown default
+	OnDestroyed on_destroyed = OnDestroyed::Skip;
+	unsigned threads = 0;
+	std::string json;
+	bool quiet = false;
+	bool decide = true; // false: sim --ensemble (one table of spreads, no verdicts)
+};
+
+// Runs everything, prints the table (stdout, or stderr with --json -), writes the JSON.
+void run_decide(const DecideArgs &a);
+
+} // namespace vramlab
