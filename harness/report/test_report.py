@@ -41,6 +41,13 @@ class Report(unittest.TestCase):
                             os.path.join(SRC, "..", "traces", "nederland1.bin"),
                             os.path.join(SRC, "..", "traces", "nexuiz1.bin")],
                            check=True, capture_output=True)
+        # the decision table: a thesis trace and a live one, two sizes, an ensemble of 3
+        cls.decide = os.path.join(cls.tmp, "decide.json")
+        subprocess.run([VRAMLAB, "decide", "--quiet", "--corpus",
+                        os.path.join(SRC, "..", "traces", "nexuiz1.bin"), "--live",
+                        os.path.join(SRC, "..", "traces", "live", "glsmoke-barts-6mib.vrl"),
+                        "--vram", "4,32", "--ensemble", "3", "--gtt-cost", "1,4",
+                        "--json", cls.decide], check=True, capture_output=True)
         log = os.path.join(cls.tmp, "train.json")
         subprocess.run([VRAMLAB, "train", os.path.join(SRC, "..", "traces", "nederland1.bin"),
                         "--vram", "2", "--population", "4", "--generations", "2", "-q", "-o",
@@ -58,7 +65,7 @@ class Report(unittest.TestCase):
                             "--live", os.path.join(DATA, "live", "glsmoke-6-minmax+key.json"),
                             "--sim-kernel", sim, "--gain-vram", "2", "--train", log,
                             "--fragmentation", cls.frag["thesis"],
-                            "--fragmentation", cls.frag["kernel"]],
+                            "--fragmentation", cls.frag["kernel"], "--decide", cls.decide],
                            capture_output=True, text=True)
         assert r.returncode == 0, r.stderr
         with open(os.path.join(cls.out, "report.json")) as f:
@@ -107,6 +114,41 @@ class Report(unittest.TestCase):
         for t in ("pts", "live", "sim_gain", "train", "fragmentation", "swap_improvement"):
             self.assertTrue(os.path.exists(os.path.join(self.out, f"{t}.csv")))
         self.assertEqual(len(self.report["tables"]["live"]), 2)
+
+    def test_decision_table(self):
+        with open(self.decide) as f:
+            j = json.load(f)
+        rows = self.report["tables"]["decide"]
+        # groups x sizes x policies but lru: the thesis trace is clean, so clean = corpus
+        self.assertEqual(len(rows), 3 * 2 * 3)
+        for f in ("decide-corpus", "decide-clean", "decide-live", "decide-traces-live"):
+            self.assertIn(f, self.report["figures"])
+        runs = {(r["trace"], r["vram_mib"], r["policy"], r["variation"]): r for r in j["runs"]}
+        cfg = j["config"]
+        for row in rows:
+            # the median change is recomputed from the raw runs: totals per variation, paired
+            band = cfg["bands"][-1]
+            pcie, vram = band["pcie_gbps"] * 1e3, cfg["vram_gbps"] * 1e3
+            traces = [t["trace"] for t in j["traces"]
+                      if (t["group"] == "live") == (row["group"] == "live")
+                      and (row["group"] != "clean" or t["clean"])]
+            def cost(p, v):
+                tot = 0.0
+                for t in traces:
+                    r = runs[(t, row["vram_mib"], p, v)]
+                    tot += (r["moved_bytes"] / pcie + r["moves"] * cfg["move_latency_us"] +
+                            band["gtt_factor"] * r["gtt_bytes"] * (1 / pcie - 1 / vram))
+                return tot
+            ratios = sorted(cost(row["policy"], v) / cost("lru", v)
+                            for v in range(cfg["ensemble"]))
+            self.assertAlmostEqual(row[f"transfer_pct {band['label']}"], (ratios[1] - 1) * 100,
+                                   places=3)
+            self.assertIn(row["verdict"], ("robust win", "neutral", "mixed", "loss"))
+            if row["verdict"] == "robust win":
+                self.assertLessEqual(row["worst_trace_pct"], 5)
+        # the live trace has frames: frame-time p99 per band
+        live = [r for r in rows if r["group"] == "live"]
+        self.assertTrue(all(any(k.startswith("frame_p99_pct") for k in r) for r in live))
 
     def test_fragmentation_figures_7_to_16(self):
         figs = self.report["figures"]
