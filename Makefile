@@ -9,6 +9,9 @@
 #                 kernel model's per-trace gain, fragmentation over time and min-max thresholds
 #                 in both models (the thesis's Figures 7-16), with the training logs and
 #                 virtual-radeon runs when present
+#   make decide   the decision table: every kernel policy against stock 6.12 on the shared
+#                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
+#                 three cost bands; table, JSON and an HTML page (harness/build/decide/)
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -26,7 +29,7 @@ POLICIES ?= lru,minmax,score,score-age,gdsf,belady
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench clean
 
 all: build
@@ -95,6 +98,18 @@ report: build
 		--fragmentation $(REPORT_DIR)/frag-kernel.json \
 		$(addprefix --train ,$(wildcard $(TRAIN_DIR)/ga.json $(TRAIN_DIR)/esch.json)) \
 		$(addprefix --live ,$(filter-out %/report.json,$(LIVE_RUNS)))
+
+# The decision table (README.md, "Decisions"): every kernel policy paired with stock 6.12 on
+# each of DECIDE_ENSEMBLE board variations, in every cost band (GTT charge x1, x2, x4).
+DECIDE_DIR      := $(BUILD)/decide
+DECIDE_ENSEMBLE ?= 16
+DECIDE_VRAM     ?= 32,64,128,256
+decide: build
+	@mkdir -p $(DECIDE_DIR)
+	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
+		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 --json $(DECIDE_DIR)/decide.json \
+		| tee $(DECIDE_DIR)/decide.txt
+	$(VRAMLAB) report -o $(DECIDE_DIR) --decide $(DECIDE_DIR)/decide.json
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
