@@ -63,6 +63,7 @@ static struct {
    uint32_t max_relocs;
    uint64_t cs, cs_scores, cs_scores_ignored, cs_rejected;
    double frame_start_us;
+   uint64_t frames, exit_frames; /* VRADEON_EXIT_FRAMES: end the program after this many */
    volatile sig_atomic_t dump_requested;
 } vr = { .device_id = 0x6738 /* BARTS */ };
 
@@ -594,6 +595,15 @@ drm_shim_driver_init(void)
    shim_device.version_minor = debug_get_num_option("VRADEON_KMS_MINOR", 51);
    shim_device.version_patchlevel = 0;
 
+   /* VRADEON_PROGRAM: only the process of that name counts and records; others that
+    * inherit the preload (a compositor's helper clients, a launcher script) run on the
+    * shim without a model, and so cannot truncate the recording process's trace.
+    */
+   const char *only = getenv("VRADEON_PROGRAM");
+   if (only && *only && strcmp(only, program_invocation_short_name)) {
+      free(trace);
+      return;
+   }
    vr.model = vramlab_kmodel_new(&c, err, sizeof(err));
    if (!vr.model)
       vradeon_die("%s", err);
@@ -607,6 +617,7 @@ drm_shim_driver_init(void)
       free(trace);
    }
    vr.counters_path = vradeon_path("VRADEON_COUNTERS");
+   vr.exit_frames = debug_get_num_option("VRADEON_EXIT_FRAMES", 0);
    vr.frame_start_us = vradeon_cpu_us();
    signal(SIGUSR1, vradeon_sigusr1);
    atexit(vradeon_exit);
@@ -616,7 +627,8 @@ drm_shim_driver_init(void)
 /* Frames: the program's buffer swaps, caught where the program calls them through its own
  * dynamic links, so that each is counted once: eglSwapBuffers() (EGL programs that link
  * libEGL), SDL_GL_SwapWindow() (SDL programs: SDL finds eglSwapBuffers with dlsym() on a
- * libEGL it opened itself) and waffle_window_swap_buffers() (piglit, apitrace's eglretrace).
+ * libEGL it opened itself), SDL_RenderPresent() (SDL's 2D renderer) and
+ * waffle_window_swap_buffers() (piglit, apitrace's eglretrace).
  * Interposing dlsym() instead would break every library that resolves symbols relative to
  * itself (RTLD_DEFAULT and RTLD_NEXT depend on the caller). The CPU time since the previous
  * swap is the frame's CPU time.
@@ -630,17 +642,42 @@ vradeon_frame(void)
    if (vr.model)
       vramlab_kmodel_frame(vr.model, now - vr.frame_start_us);
    vr.frame_start_us = now;
+   bool last = vr.exit_frames && ++vr.frames == vr.exit_frames;
    mtx_unlock(&vr.lock);
+   /* VRADEON_EXIT_FRAMES: a program that renders until it is told to stop (a compositor, a
+    * demo) ends after exactly that many frames, the counters and the trace finished first;
+    * _exit() skips the program's own teardown, whose submissions would follow the last frame.
+    */
+   if (last) {
+      vradeon_exit();
+      fflush(NULL);
+      _exit(0);
+   }
+}
+
+/* The next definition of name after ours; when the library that has it was loaded only for
+ * a module dlopen()ed without RTLD_GLOBAL (weston's gl-renderer.so links libEGL), it is not
+ * in the global scope RTLD_NEXT searches, so it is asked for by its library's name: lib, if
+ * given, already loaded. */
+static void *
+vradeon_next_in(const char *name, const char *lib)
+{
+   void *p = dlsym(RTLD_NEXT, name);
+
+   if (!p && lib) {
+      void *h = dlopen(lib, RTLD_LAZY | RTLD_NOLOAD);
+
+      p = h ? dlsym(h, name) : NULL;
+   }
+   if (!p)
+      vradeon_die("no %s to call", name);
+   return p;
 }
 
 static void *
 vradeon_next(const char *name)
 {
-   void *p = dlsym(RTLD_NEXT, name);
-
-   if (!p)
-      vradeon_die("no %s to call", name);
-   return p;
+   return vradeon_next_in(name, NULL);
 }
 
 PUBLIC unsigned int
@@ -649,7 +686,7 @@ eglSwapBuffers(void *dpy, void *surface)
    static unsigned int (*real)(void *, void *);
 
    if (!real)
-      real = (unsigned int (*)(void *, void *))vradeon_next("eglSwapBuffers");
+      real = (unsigned int (*)(void *, void *))vradeon_next_in("eglSwapBuffers", "libEGL.so.1");
    unsigned int ret = real(dpy, surface);
    vradeon_frame();
    return ret;
@@ -663,6 +700,20 @@ SDL_GL_SwapWindow(void *window)
    if (!real)
       real = (void (*)(void *))vradeon_next("SDL_GL_SwapWindow");
    real(window);
+   vradeon_frame();
+}
+
+/* SDL's 2D renderer presents with SDL_GL_SwapWindow() inside SDL, not through the program's
+ * links: its frames are the program's SDL_RenderPresent() calls (once each, the inner swap
+ * being invisible to us). */
+PUBLIC void
+SDL_RenderPresent(void *renderer)
+{
+   static void (*real)(void *);
+
+   if (!real)
+      real = (void (*)(void *))vradeon_next("SDL_RenderPresent");
+   real(renderer);
    vradeon_frame();
 }
 

@@ -1,0 +1,12 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# A scripted scene: Debian's LOVE 11.4 (package love: Lua over SDL2 and OpenGL) runs
+# corpus/love/main.lua, a 2D scene of sprite batches, particles, meshes, text and canvases
+# that remakes a texture every 20 frames and its canvases every 120; frames, not the clock,
+# drive it, and it quits after FRAMES.
+# usage: love.sh [FRAMES]   (default 1200)
+. "$(dirname "$0")/common.sh"
+frames=${1:-1200}
+need love
+on_vradeon /usr/bin/love "$here/love" "$frames" </dev/null
