@@ -1,11 +1,14 @@
 // Corpus hygiene (impossible creates), the kernel model's board variations (pinned kernel BOs,
 // submission period) and cost bands (kmodel/ensemble.h).
+#include <algorithm>
 #include <gtest/gtest.h>
 
 #include "helpers.h"
 #include "kmodel/ensemble.h"
 #include "kmodel/kernel_model.h"
 #include "kmodel/kernel_trace.h"
+#include "mlp/mlp.h"
+#include "train/objective.h"
 
 using namespace vramlab;
 
@@ -184,4 +187,33 @@ TEST(Ensemble, FactorListsRefuseZeroNegativeAndJunk)
 	EXPECT_EQ(parse_factors("1,2,4", "--gtt-cost", 1000), (std::vector<double>{1, 2, 4}));
 	for (const char *bad : {"0", "-1", "1,,2", "x", "2000", "", "nan"})
 		EXPECT_THROW(parse_factors(bad, "--gtt-cost", 1000), std::invalid_argument) << bad;
+}
+
+TEST(Ensemble, ANetworksScoresAreTheOnesMesaSentButForItsSpecialBuffers)
+{
+	// glsmoke's live trace carries the scores Mesa computed with handset-calibrated.txt at
+	// 6 MiB. Recomputed from the kernel's view alone (what decide --weights and the trainer
+	// do) they are the same, except where Mesa sent a value the kernel's view cannot tell
+	// from the statistics: neutral for the buffers it does not score (fences, imports) and
+	// the cap. Those are counted, and must be the only differences.
+	const KernelTrace live = load_kernel_trace(test::repo_trace("live/glsmoke-barts-6mib.vrl"));
+	const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/handset-calibrated.txt");
+	const KernelTrace s = scored_trace(prepare_train_trace(live, 6ull << 20), m, 6);
+	ASSERT_EQ(s.relocs.size(), live.relocs.size());
+	size_t same = 0, special = 0, scored = 0;
+	for (const KernelCs &c : live.cs)
+		for (uint32_t i = c.first; c.scores && i < c.first + c.n; i++) {
+			scored++;
+			const uint32_t want = live.relocs[i].score;
+			if (s.relocs[i].score == want)
+				same++;
+			else if (want == kScoreNeutral || want == 4290672384u)
+				special++;
+			else
+				ADD_FAILURE() << "relocation " << i << ": Mesa sent " << want << ", "
+				              << s.relocs[i].score << " recomputed";
+		}
+	EXPECT_GT(scored, 1000u);
+	EXPECT_GT(same, scored * 3 / 4);
+	EXPECT_TRUE(std::all_of(s.cs.begin(), s.cs.end(), [](const KernelCs &c) { return c.scores; }));
 }

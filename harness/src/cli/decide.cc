@@ -15,8 +15,10 @@
 #include "cli/commands.h"
 #include "kmodel/kernel_json.h"
 #include "sim/run.h"
+#include "mlp/mlp.h"
 #include "sim/trace_cache.h"
 #include "trace/stats.h"
+#include "train/objective.h"
 
 namespace vramlab {
 
@@ -96,8 +98,17 @@ void run_decide(const DecideArgs &a)
 	if (inputs.empty())
 		throw CLI::ValidationError("TRACE", "no traces given");
 	std::vector<KernelChoice> choices;
+	std::vector<std::string> names = a.policies;
 	for (auto &p : a.policies)
 		choices.push_back(kernel_choice(p, a.config.topdown_kib));
+	Mlp mlp;
+	const bool net = !a.weights.empty();
+	if (net) { // the last policy: min-max + key with the network's scores
+		mlp = Mlp::load(a.weights);
+		names.push_back("minmax+key:" + base_name(a.weights).substr(0, base_name(a.weights).rfind('.')));
+		choices.push_back(kernel_choice("minmax+key", a.config.topdown_kib));
+	}
+	const size_t net_p = net ? choices.size() - 1 : SIZE_MAX;
 	if (choices.empty() || choices[0].policy->topdown || choices[0].policy->key)
 		throw CLI::ValidationError("--policies", "the first policy must be lru (stock 6.12), "
 		                                         "the baseline every other is paired with");
@@ -107,6 +118,7 @@ void run_decide(const DecideArgs &a)
 			bands.push_back({g, p});
 	const auto &vars = variations();
 	const size_t T = inputs.size(), S = a.vram_mib.size(), P = choices.size(), V = a.ensemble;
+	const std::vector<std::string> &pol_names = names;
 	auto at = [&](size_t t, size_t s, size_t p, size_t v) { return ((t * S + s) * P + p) * V + v; };
 	std::vector<Fig> figs(T * S * P * V);
 	std::vector<TraceMeta> meta(T);
@@ -137,11 +149,11 @@ void run_decide(const DecideArgs &a)
 		std::vector<size_t> run_as(P);
 		for (size_t p = 0; p < P; p++) {
 			run_as[p] = p;
-			if (!m.scores && choices[p].policy->key)
+			if (!m.scores && choices[p].policy->key && p != net_p)
 				for (size_t q = 0; q < P; q++)
 					if (!choices[q].policy->key &&
 					    choices[q].policy->topdown == choices[p].policy->topdown &&
-					    choices[q].topdown_kib == choices[p].topdown_kib)
+					    choices[q].topdown_kib == choices[p].topdown_kib && q != net_p)
 						run_as[p] = q;
 		}
 		std::vector<uint32_t> periods;
@@ -156,6 +168,13 @@ void run_decide(const DecideArgs &a)
 		total *= S * V;
 		for (uint32_t per : periods) {
 			const KernelTrace kp = with_period(kt, per);
+			// the network's scores for this grouping, per size (input 1 is the VRAM size)
+			std::vector<KernelTrace> scored;
+			if (net) {
+				const TrainTrace tt = prepare_train_trace(kp, 256ull << 20);
+				for (size_t s = 0; s < S; s++)
+					scored.push_back(scored_trace(tt, mlp, a.vram_mib[s]));
+			}
 			struct Task {
 				size_t s, p, v;
 			};
@@ -180,7 +199,8 @@ void run_decide(const DecideArgs &a)
 					c.per_frame = !m.frame_cpu_us.empty();
 					Fig f;
 					try {
-						const KernelResult r = simulate_kernel(kp, c);
+						const KernelResult r =
+						        simulate_kernel(k.p == net_p ? scored[k.s] : kp, c);
 						f.moved = r.bytes_to_vram() + r.bytes_from_vram();
 						f.moves = r.moves();
 						f.gtt_bytes = r.gtt_access_bytes;
@@ -240,6 +260,9 @@ void run_decide(const DecideArgs &a)
 	std::erase_if(groups, [](const Group &g) { return g.traces.empty(); });
 
 	nlohmann::json summary = nlohmann::json::array(), verdicts = nlohmann::json::array();
+	int pw = 6;
+	for (auto &n : pol_names)
+		pw = std::max(pw, int(n.size()));
 	auto tr = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
 		const Fig &f = figs[at(t, s, p, v)];
 		return band_transfer_us(f.moved, f.moves, f.gtt_bytes, a.config, b);
@@ -250,10 +273,22 @@ void run_decide(const DecideArgs &a)
 	for (auto &g : groups) {
 		std::fprintf(tab, "\n%s (%zu traces%s)\n", g.name, g.traces.size(),
 		             std::string(g.name) == "clean" ? ", no impossible creates" : "");
-		std::fprintf(tab, "%6s  %-11s %8s %8s", "VRAM", "policy", "moved", "GTT B");
-		for (auto &b : bands)
-			std::fprintf(tab, " | %-27s", ("transfer " + b.label()).c_str());
-		std::fprintf(tab, " | %s\n", a.decide ? "verdict" : "");
+		std::fprintf(tab, "%6s  %-*s %8s %8s", "VRAM", pw, "policy", "moved", "GTT B");
+		// one band: median [quartiles] and the worst trace; several: the median per band
+		const bool wide = bands.size() == 1;
+		for (auto &b : bands) {
+			char h[40];
+			std::snprintf(h, sizeof h, "x%g %gG", b.gtt_factor, b.pcie_gbps);
+			std::fprintf(tab, wide ? " | %-27s" : " %8s", wide ? ("transfer " + b.label()).c_str() : h);
+		}
+		const bool frames = std::any_of(g.traces.begin(), g.traces.end(), [&](size_t t) {
+			return !meta[t].frame_cpu_us.empty();
+		});
+		if (!wide)
+			std::fprintf(tab, "  %-34s", "worst trace (median)");
+		if (frames)
+			std::fprintf(tab, " %8s", "p99");
+		std::fprintf(tab, "  %s\n", a.decide ? "verdict" : "");
 		for (size_t s = 0; s < S; s++)
 			for (size_t p = 1; p < P; p++) {
 				std::vector<double> moved_r, gtt_r;
@@ -269,11 +304,11 @@ void run_decide(const DecideArgs &a)
 					gtt_r.push_back(ratio(gp, gb));
 				}
 				const Spread ms = spread(moved_r), gs = spread(gtt_r);
-				std::fprintf(tab, "%5lluM  %-11s %+7.2f%% %+7.2f%%",
-				             (unsigned long long)a.vram_mib[s], a.policies[p].c_str(),
+				std::fprintf(tab, "%5lluM  %-*s %+7.2f%% %+7.2f%%",
+				             (unsigned long long)a.vram_mib[s], pw, pol_names[p].c_str(),
 				             (ms.median - 1) * 100, (gs.median - 1) * 100);
 				bool win_all = true, loss_all = true, neutral_all = true;
-				double worst_band = -1e9, worst_trace_all = 0;
+				double worst_band = -1e9, worst_trace_all = 0, p99_first = NAN;
 				std::string worst_trace_name;
 				for (auto &b : bands) {
 					std::vector<double> tot_r;
@@ -329,13 +364,20 @@ void run_decide(const DecideArgs &a)
 						worst_trace_name = wname;
 					}
 					char cell[64];
-					std::snprintf(cell, sizeof cell, "%+6.2f%% [%+.1f,%+.1f] w%+.0f%%",
-					              (ts.median - 1) * 100, (ts.q1 - 1) * 100, (ts.q3 - 1) * 100,
-					              (worst_trace - 1) * 100);
-					std::fprintf(tab, " | %-27s", cell);
+					if (wide) {
+						std::snprintf(cell, sizeof cell, "%+6.2f%% [%+.1f,%+.1f] w%+.0f%%",
+						              (ts.median - 1) * 100, (ts.q1 - 1) * 100,
+						              (ts.q3 - 1) * 100, (worst_trace - 1) * 100);
+						std::fprintf(tab, " | %-27s", cell);
+					} else {
+						std::snprintf(cell, sizeof cell, "%+.2f%%", (ts.median - 1) * 100);
+						std::fprintf(tab, " %8s", cell);
+					}
+					if (&b == &bands[0] && !p99_r.empty())
+						p99_first = spread(p99_r).median;
 					nlohmann::json row{{"group", g.name},
 					                   {"vram_mib", a.vram_mib[s]},
-					                   {"policy", a.policies[p]},
+					                   {"policy", pol_names[p]},
 					                   {"band", {{"gtt_factor", b.gtt_factor},
 					                             {"pcie_gbps", b.pcie_gbps},
 					                             {"label", b.label()}}},
@@ -351,14 +393,23 @@ void run_decide(const DecideArgs &a)
 						row["frame_p99_change_pct"] = pct_json(spread(p99_r));
 					summary.push_back(std::move(row));
 				}
-				const char *verdict = win_all       ? "robust win"
-				                      : neutral_all ? "neutral"
+				// within 0.1% of stock in every band is no win, however consistent
+				const char *verdict = neutral_all   ? "neutral"
+				                      : win_all     ? "robust win"
 				                      : loss_all    ? "loss"
 				                                    : "mixed";
-				std::fprintf(tab, " | %s\n", a.decide ? verdict : "");
+				if (!wide) {
+					char w[64];
+					std::snprintf(w, sizeof w, "%s %+.1f%%", worst_trace_name.c_str(),
+					              (worst_trace_all - 1) * 100);
+					std::fprintf(tab, "  %-34s", w);
+				}
+				if (frames)
+					std::fprintf(tab, " %+7.2f%%", (p99_first - 1) * 100);
+				std::fprintf(tab, "  %s\n", a.decide ? verdict : "");
 				verdicts.push_back({{"group", g.name},
 				                    {"vram_mib", a.vram_mib[s]},
-				                    {"policy", a.policies[p]},
+				                    {"policy", pol_names[p]},
 				                    {"verdict", verdict},
 				                    {"worst_band_median_change_pct",
 				                     std::round((worst_band - 1) * 1e6) / 1e4},
@@ -367,9 +418,24 @@ void run_decide(const DecideArgs &a)
 				                     std::round((worst_trace_all - 1) * 1e6) / 1e4}});
 			}
 	}
-	std::fprintf(tab, "\ncells: ensemble median [quartiles] of the change of total transfer "
-	                  "time, w = the worst trace's median; a robust win is better in the median "
-	                  "of every band with no trace's median worse by more than 5%%\n");
+	std::fprintf(tab, "\nmoved, GTT B: ensemble median of the change of bytes moved and of bytes "
+	                  "the GPU read from GTT; transfer: of total transfer time per cost band "
+	                  "(GTT charge x, PCIe GB/s)%s; p99: of frame-time p99, first band (live); "
+	                  "a robust win is better in the median of every band with no trace's median "
+	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band\n",
+	             bands.size() == 1 ? " [quartiles], w = the worst trace's median" : "");
+	if (!a.decide) // the ensemble per trace: sim --ensemble's table
+		for (const auto &r : summary) {
+			if (r["group"] != "corpus" && r["group"] != "live")
+				continue;
+			for (const auto &t : r["per_trace"])
+				std::fprintf(tab, "  %-20s %5lluM %-*s %+8.2f%% [%+.2f, %+.2f] worst %+.2f%%\n",
+				             t["trace"].get<std::string>().c_str(),
+				             (unsigned long long)r["vram_mib"].get<uint64_t>(), pw,
+				             r["policy"].get<std::string>().c_str(), t["median"].get<double>(),
+				             t["q1"].get<double>(), t["q3"].get<double>(),
+				             t["worst"].get<double>());
+		}
 	std::fflush(tab);
 	std::fprintf(stderr, "%llu replays (%zu traces x %zu sizes x %zu policies x %zu variations, "
 	                     "key = its placement's run where a trace sends no scores) in %.1f s on %u "
@@ -389,7 +455,8 @@ void run_decide(const DecideArgs &a)
 		bj.push_back({{"gtt_factor", b.gtt_factor}, {"pcie_gbps", b.pcie_gbps}, {"label", b.label()}});
 	j["config"] = {{"model", "kernel"},
 	               {"mode", a.decide ? "decide" : "ensemble"},
-	               {"policies", a.policies},
+	               {"policies", pol_names},
+	               {"weights", a.weights},
 	               {"vram_mib", a.vram_mib},
 	               {"ensemble", V},
 	               {"variations", vj},
@@ -417,7 +484,7 @@ void run_decide(const DecideArgs &a)
 					const Fig &f = figs[at(t, s, p, v)];
 					rj.push_back({{"trace", meta[t].name},
 					              {"vram_mib", a.vram_mib[s]},
-					              {"policy", a.policies[p]},
+					              {"policy", pol_names[p]},
 					              {"variation", v},
 					              {"moved_bytes", f.moved},
 					              {"moves", f.moves},

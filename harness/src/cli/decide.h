@@ -13,6 +13,9 @@ namespace vramlab {
 struct DecideArgs {
 	std::vector<std::string> corpus, live; // trace files or directories
 	std::vector<std::string> policies;     // the first must be lru (stock 6.12)
+	// A scoring network: adds the policy minmax+key:NAME, min-max + key order with the scores
+	// Mesa would send with these weights (recomputed from each trace by the score contract).
+	std::string weights;
 	std::vector<uint64_t> vram_mib;
 	unsigned ensemble = 16;
 	std::vector<double> gtt_factors{1, 2, 4}, pcie_gbps{8};

@@ -317,6 +317,9 @@ void add_decide_command(CLI::App &app)
 	c->add_option("--on-destroyed", on_destroyed, "events on destroyed ids: skip or repair")
 	    ->check(CLI::IsMember({"skip", "repair"}))
 	    ->capture_default_str();
+	c->add_option("--weights", d.weights, "a scoring network: adds minmax+key:NAME, the "
+	                                       "scores Mesa would send with it")
+	    ->check(CLI::ExistingFile);
 	c->add_option("--threads", d.threads, "worker threads (default: all cores)");
 	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
 	c->add_flag("--quiet", d.quiet, "no progress line");

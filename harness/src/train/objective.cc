@@ -98,14 +98,20 @@ bool drive(KernelModel &m, const KernelTrace &kt, Score score, Stop stop, uint64
 
 TrainTrace prepare_train_trace(const std::string &path, uint64_t vram_input_fallback)
 {
-	TrainTrace t;
-	t.kt = cached_kernel(path, OnDestroyed::Skip,
-	                     [&] { return load_kernel_trace(path, OnDestroyed::Skip); });
 	uint64_t vram_input = vram_input_fallback;
 	{
 		auto r = open_trace(path);
 		vram_input = trace_vram_bytes(r->info(), path, vram_input_fallback);
 	}
+	return prepare_train_trace(cached_kernel(path, OnDestroyed::Skip,
+	                                         [&] { return load_kernel_trace(path, OnDestroyed::Skip); }),
+	                           vram_input);
+}
+
+TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
+{
+	TrainTrace t;
+	t.kt = std::move(kt);
 	std::unordered_map<InputKey, uint32_t, InputHash> seen;
 	uint32_t last = 0;
 	uint64_t observed = 0;
@@ -309,6 +315,25 @@ std::vector<PairFigures> Objective::oracle() const
 		out[p] = figures(m.result());
 	});
 	return out;
+}
+
+KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib)
+{
+	BufferStats b;
+	b.vram_size = vram_mib << 20;
+	const float vram_input = Mlp::inputs(b)[1];
+	std::vector<uint32_t> score(t.inputs.size());
+	for (size_t u = 0; u < score.size(); u++) {
+		auto x = t.inputs[u];
+		x[1] = vram_input;
+		score[u] = m.score_inputs(x);
+	}
+	KernelTrace k = t.kt;
+	for (size_t r = 0; r < k.relocs.size(); r++)
+		k.relocs[r].score = score[t.reloc_input[r]];
+	for (KernelCs &c : k.cs)
+		c.scores = true;
+	return k;
 }
 
 Evaluation Objective::evaluate(const Mlp &m, double cutoff) const

@@ -33,6 +33,11 @@ struct TrainTrace {
 // Decodes `path` (through the decoded-trace cache) and collects its computations under the
 // contract's access rule with the trace's own VRAM size input (its header, else the fallback).
 TrainTrace prepare_train_trace(const std::string &path, uint64_t vram_input_fallback);
+// The same for a kernel trace already in memory (a regrouped one: with_period()).
+TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input);
+// The trace with every relocation carrying the score network m gives it, as Mesa would send
+// it on a board whose driver sees vram_mib of VRAM (input 1), a score chunk with every CS.
+KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib);
 
 struct PairFigures {
 	uint64_t evictions = 0, bytes = 0; // bytes moved between VRAM and GTT, either way
