@@ -4,9 +4,9 @@
 # Video through GL: Debian's libmpv (mpv's OpenGL renderer) driven by mpvgl.c, our host of
 # its render API, plays a clip made at record time by Debian's ffmpeg (testsrc2, H.264,
 # 1280x720, 30 fps), upscaled to 1920x1080 with mpv's high-quality scalers and debanding.
-# usage: mpv.sh [SECONDS]   (the clip's length, default 4: 120 frames)
+# usage: mpv.sh [SECONDS]   (the clip's length, default 10: 300 frames)
 . "$(dirname "$0")/common.sh"
-secs=${1:-4}
+secs=${1:-10}
 need libmpv-dev ffmpeg gcc libegl-dev
 bin=$cache/vradeon/mpvgl
 if [ ! -x "$bin" ] || [ "$here/mpvgl.c" -nt "$bin" ]; then

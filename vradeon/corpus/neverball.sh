@@ -5,9 +5,9 @@
 # shadows) plays back the replay its data ships for the title screen (gui/demo1.nbr). The
 # replay runs on the clock and then waits at its end screen, so the shim ends the game
 # after FRAMES frames (VRADEON_EXIT_FRAMES).
-# usage: neverball.sh [FRAMES] [REPLAY]   (default 1500, gui/demo1.nbr)
+# usage: neverball.sh [FRAMES] [REPLAY]   (default 12000, gui/demo1.nbr)
 . "$(dirname "$0")/common.sh"
-frames=${1:-1500}
+frames=${1:-12000}
 replay=${2:-/usr/share/games/neverball/gui/demo1.nbr}
 need neverball
 # The game's settings (its config file in the throw-away home): a 1024x768 window, no vsync,
