@@ -4,6 +4,7 @@
 // FRAME. Bad input must end in a TraceError, never in a crash, a sanitizer report or a hang.
 #include <cstdint>
 
+#include "kmodel/ensemble.h"
 #include "kmodel/kernel_model.h"
 #include "mlp/score_contract.h"
 #include "sim/compact.h"
@@ -61,6 +62,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		simulate_kernel(t, c);
 		c.topdown_kib = 8;
 		c.bo_score = true;
+		simulate_kernel(t, c);
+	} catch (const TraceError &) {
+	}
+	try { // impossible creates dropped, a board with pinned BOs, a coarser submission period
+		const KernelTrace t = with_period(
+		        load_kernel_trace([=] { return open_trace_memory(data, size, "fuzz"); }, "fuzz",
+		                          {OnDestroyed::Skip, OnImpossible::Skip}),
+		        size % 3 + 2);
+		KernelConfig c;
+		c.vram = 4 << 20; // room for the VGA memory (a quarter at most is pinned)
+		c.check_every = 1;
+		c.pinned = pinned_for(variations()[size % kMaxEnsemble], c.vram);
 		simulate_kernel(t, c);
 	} catch (const TraceError &) {
 	}

@@ -23,7 +23,7 @@ import json, sys
 a = json.load(open(sys.argv[1]))
 keys = {"name","buffers","runtime_ms","creates","cpu_ops","reads","writes","destroys",
         "events_on_destroyed","repeated_destroys","never_used","impossible_creates",
-        "impossible_creates_1gib","largest_create"}
+        "impossible_creates_1gib","largest_create","frames","cs"}
 r = a[0]
 print("ok" if set(r) == keys and r["name"] == "nederland1.bin" and r["reads"] == 82153
       and r["runtime_ms"] == 27554 and r["buffers"] == 3166 and r["impossible_creates"] == 0

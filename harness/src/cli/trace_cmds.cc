@@ -57,7 +57,9 @@ void cmd_stats(const std::vector<std::string> &files, bool json)
 			               {"never_used", s.never_used},
 			               {"impossible_creates", s.impossible},
 			               {"impossible_creates_1gib", s.impossible_gib_plus},
-			               {"largest_create", s.largest_create}});
+			               {"largest_create", s.largest_create},
+			               {"frames", s.frames},
+			               {"cs", s.cs}});
 		} else {
 			std::printf("%-20s %8llu %10llu %8llu %10llu %10llu %9llu %8llu %10llu %8llu %8llu "
 			            "%10llu %9.1f\n",
