@@ -11,7 +11,7 @@
 #                 virtual-radeon runs when present
 #   make decide   the decision table: every kernel policy against stock 6.12 on the shared
 #                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
-#                 three cost bands; table, JSON and an HTML page (harness/build/decide/)
+#                 six cost bands; table, JSON and an HTML page (harness/build/decide/)
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -99,15 +99,17 @@ report: build
 		$(addprefix --train ,$(wildcard $(TRAIN_DIR)/ga.json $(TRAIN_DIR)/esch.json)) \
 		$(addprefix --live ,$(filter-out %/report.json,$(LIVE_RUNS)))
 
-# The decision table (README.md, "Decisions"): every kernel policy paired with stock 6.12 on
-# each of DECIDE_ENSEMBLE board variations, in every cost band (GTT charge x1, x2, x4).
+# The decision table (README.md, "Decisions"): every kernel policy (and min-max + key with the
+# trained weights Mesa compiles in) paired with stock 6.12 on each of DECIDE_ENSEMBLE board
+# variations, in every cost band (GTT charge x1, x2, x4; PCIe 4 and 8 GB/s).
 DECIDE_DIR      := $(BUILD)/decide
 DECIDE_ENSEMBLE ?= 16
 DECIDE_VRAM     ?= 32,64,128,256
 decide: build
 	@mkdir -p $(DECIDE_DIR)
 	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
-		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 --json $(DECIDE_DIR)/decide.json \
+		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 --pcie-gbps 4,8 \
+		--weights $(HARNESS)/weights/trained-kernel.txt --json $(DECIDE_DIR)/decide.json \
 		| tee $(DECIDE_DIR)/decide.txt
 	$(VRAMLAB) report -o $(DECIDE_DIR) --decide $(DECIDE_DIR)/decide.json
 
