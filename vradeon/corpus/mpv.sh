@@ -7,7 +7,7 @@
 # usage: mpv.sh [SECONDS]   (the clip's length, default 10: 300 frames)
 . "$(dirname "$0")/common.sh"
 secs=${1:-10}
-need libmpv-dev ffmpeg gcc libegl-dev
+need libmpv-dev ffmpeg gcc pkg-config libegl-dev
 bin=$cache/vradeon/mpvgl
 if [ ! -x "$bin" ] || [ "$here/mpvgl.c" -nt "$bin" ]; then
 	mkdir -p "$(dirname "$bin")"
