@@ -11,6 +11,7 @@ need libmpv-dev ffmpeg gcc pkg-config libegl-dev
 bin=$cache/vradeon/mpvgl
 if [ ! -x "$bin" ] || [ "$here/mpvgl.c" -nt "$bin" ]; then
 	mkdir -p "$(dirname "$bin")"
+	# shellcheck disable=SC2046 # pkg-config's flags are words to split
 	cc -O2 -Wall -Werror -o "$bin" "$here/mpvgl.c" $(pkg-config --cflags --libs mpv egl) -pthread ||
 		die "could not build mpvgl"
 fi
