@@ -105,9 +105,11 @@ report: build
 DECIDE_DIR      := $(BUILD)/decide
 DECIDE_ENSEMBLE ?= 16
 DECIDE_VRAM     ?= 32,64,128,256
+DECIDE_LIVE_VRAM ?= 8,12,16,32
 decide: build
 	@mkdir -p $(DECIDE_DIR)
 	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
+		--live-vram $(DECIDE_LIVE_VRAM) \
 		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 --pcie-gbps 4,8 \
 		--weights $(HARNESS)/weights/trained-kernel.txt --json $(DECIDE_DIR)/decide.json \
 		| tee $(DECIDE_DIR)/decide.txt

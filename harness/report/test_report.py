@@ -46,7 +46,7 @@ class Report(unittest.TestCase):
         subprocess.run([VRAMLAB, "decide", "--quiet", "--corpus",
                         os.path.join(SRC, "..", "traces", "nexuiz1.bin"), "--live",
                         os.path.join(SRC, "..", "traces", "live", "glsmoke-barts-6mib.vrl"),
-                        "--vram", "4,32", "--ensemble", "3", "--gtt-cost", "1,4",
+                        "--vram", "4,32", "--live-vram", "4,32", "--ensemble", "3", "--gtt-cost", "1,4",
                         "--json", cls.decide], check=True, capture_output=True)
         log = os.path.join(cls.tmp, "train.json")
         subprocess.run([VRAMLAB, "train", os.path.join(SRC, "..", "traces", "nederland1.bin"),

@@ -259,7 +259,7 @@ mkdir -p "$work/emptylive"
 expect_fail "empty live dir" 'emptylive: no trace files' "$bin" decide --corpus "$traces" --live "$work/emptylive" --json "$work/no.json"
 expect_fail "baseline not lru" 'the first policy must be lru' "$bin" decide --policies minmax,lru --corpus "$traces"
 [ ! -e "$work/no.json" ] && ok || bad "a refused decide wrote its JSON"
-"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --live "$traces/live" --vram 32 --ensemble 2 \
+"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --live "$traces/live" --vram 32 --live-vram 8 --ensemble 2 \
 	--gtt-cost 1,4 --json "$work/d.json" >"$work/d.txt" 2>&1 || bad "decide: $(cat "$work/d.txt")"
 /usr/bin/python3 - "$work/d.json" "$traces/live" <<'PY' && ok || bad "decide JSON"
 import json, sys
@@ -269,6 +269,8 @@ live = len([f for f in __import__("os").listdir(sys.argv[2]) if f.endswith(".vrl
 assert len(j["traces"]) == 1 + live and sum(t["group"] == "live" for t in j["traces"]) == live
 assert len(j["runs"]) == (1 + live) * 1 * 4 * 2  # traces x sizes x policies x variations
 assert {v["group"] for v in j["verdicts"]} == {"corpus", "clean", "live"}
+assert {r["vram_mib"] for r in j["runs"] if r["trace"] == "nexuiz1.bin"} == {32}
+assert {r["vram_mib"] for r in j["runs"] if r["trace"] != "nexuiz1.bin"} == {8}
 assert len(j["summary"]) == 3 * 3 * 2   # groups x policies but lru x bands
 assert all(v["verdict"] in ("robust win", "neutral", "mixed", "loss") for v in j["verdicts"])
 PY

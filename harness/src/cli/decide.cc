@@ -117,7 +117,13 @@ void run_decide(const DecideArgs &a)
 		for (double p : a.pcie_gbps)
 			bands.push_back({g, p});
 	const auto &vars = variations();
-	const size_t T = inputs.size(), S = a.vram_mib.size(), P = choices.size(), V = a.ensemble;
+	// the live corpus has its own sizes (its programs need far less VRAM than the games)
+	const std::vector<uint64_t> &live_sizes = a.live_vram_mib.empty() ? a.vram_mib : a.live_vram_mib;
+	auto sizes_of = [&](bool live) -> const std::vector<uint64_t> & {
+		return live ? live_sizes : a.vram_mib;
+	};
+	const size_t T = inputs.size(), S = std::max(a.vram_mib.size(), live_sizes.size()),
+	             P = choices.size(), V = a.ensemble;
 	const std::vector<std::string> &pol_names = names;
 	auto at = [&](size_t t, size_t s, size_t p, size_t v) { return ((t * S + s) * P + p) * V + v; };
 	std::vector<Fig> figs(T * S * P * V);
@@ -138,6 +144,7 @@ void run_decide(const DecideArgs &a)
 		TraceMeta &m = meta[ti];
 		m.name = kt.name;
 		m.live = inputs[ti].second;
+		const std::vector<uint64_t> &tsz = sizes_of(m.live);
 		m.synthesized = kt.synthesized;
 		m.impossible = kt.impossible;
 		m.scores = std::any_of(kt.cs.begin(), kt.cs.end(), [](const KernelCs &c) { return c.scores; });
@@ -165,15 +172,15 @@ void run_decide(const DecideArgs &a)
 		size_t done = 0, total = 0;
 		for (size_t p = 0; p < P; p++)
 			total += run_as[p] == p;
-		total *= S * V;
+		total *= tsz.size() * V;
 		for (uint32_t per : periods) {
 			const KernelTrace kp = with_period(kt, per);
 			// the network's scores for this grouping, per size (input 1 is the VRAM size)
 			std::vector<KernelTrace> scored;
 			if (net) {
 				const TrainTrace tt = prepare_train_trace(kp, 256ull << 20);
-				for (size_t s = 0; s < S; s++)
-					scored.push_back(scored_trace(tt, mlp, a.vram_mib[s]));
+				for (size_t s = 0; s < tsz.size(); s++)
+					scored.push_back(scored_trace(tt, mlp, tsz[s]));
 			}
 			struct Task {
 				size_t s, p, v;
@@ -181,7 +188,7 @@ void run_decide(const DecideArgs &a)
 			std::vector<Task> tasks;
 			for (size_t v = 0; v < V; v++)
 				if ((kt.synthesized ? vars[v].period_ms : 1) == per)
-					for (size_t s = 0; s < S; s++)
+					for (size_t s = 0; s < tsz.size(); s++)
 						for (size_t p = 0; p < P; p++)
 							if (run_as[p] == p)
 								tasks.push_back({s, p, v});
@@ -192,7 +199,7 @@ void run_decide(const DecideArgs &a)
 				for (size_t i; (i = next++) < tasks.size();) {
 					const Task &k = tasks[i];
 					KernelConfig c = a.config;
-					c.vram = a.vram_mib[k.s] << 20;
+					c.vram = tsz[k.s] << 20;
 					c.topdown_kib = choices[k.p].topdown_kib;
 					c.bo_score = choices[k.p].policy->key;
 					c.pinned = pinned_for(vars[k.v], c.vram);
@@ -233,7 +240,7 @@ void run_decide(const DecideArgs &a)
 		}
 		for (size_t p = 0; p < P; p++)
 			if (run_as[p] != p)
-				for (size_t s = 0; s < S; s++)
+				for (size_t s = 0; s < tsz.size(); s++)
 					for (size_t v = 0; v < V; v++)
 						figs[at(ti, s, p, v)] = figs[at(ti, s, run_as[p], v)];
 	}
@@ -289,7 +296,8 @@ void run_decide(const DecideArgs &a)
 		if (frames)
 			std::fprintf(tab, " %8s", "p99");
 		std::fprintf(tab, "  %s\n", a.decide ? "verdict" : "");
-		for (size_t s = 0; s < S; s++)
+		const std::vector<uint64_t> &gsz = sizes_of(std::string(g.name) == "live");
+		for (size_t s = 0; s < gsz.size(); s++)
 			for (size_t p = 1; p < P; p++) {
 				std::vector<double> moved_r, gtt_r;
 				for (size_t v = 0; v < V; v++) {
@@ -305,7 +313,7 @@ void run_decide(const DecideArgs &a)
 				}
 				const Spread ms = spread(moved_r), gs = spread(gtt_r);
 				std::fprintf(tab, "%5lluM  %-*s %+7.2f%% %+7.2f%%",
-				             (unsigned long long)a.vram_mib[s], pw, pol_names[p].c_str(),
+				             (unsigned long long)gsz[s], pw, pol_names[p].c_str(),
 				             (ms.median - 1) * 100, (gs.median - 1) * 100);
 				bool win_all = true, loss_all = true, neutral_all = true;
 				double worst_band = -1e9, worst_trace_all = 0, p99_first = NAN;
@@ -376,7 +384,7 @@ void run_decide(const DecideArgs &a)
 					if (&b == &bands[0] && !p99_r.empty())
 						p99_first = spread(p99_r).median;
 					nlohmann::json row{{"group", g.name},
-					                   {"vram_mib", a.vram_mib[s]},
+					                   {"vram_mib", gsz[s]},
 					                   {"policy", pol_names[p]},
 					                   {"band", {{"gtt_factor", b.gtt_factor},
 					                             {"pcie_gbps", b.pcie_gbps},
@@ -408,7 +416,7 @@ void run_decide(const DecideArgs &a)
 					std::fprintf(tab, " %+7.2f%%", (p99_first - 1) * 100);
 				std::fprintf(tab, "  %s\n", a.decide ? verdict : "");
 				verdicts.push_back({{"group", g.name},
-				                    {"vram_mib", a.vram_mib[s]},
+				                    {"vram_mib", gsz[s]},
 				                    {"policy", pol_names[p]},
 				                    {"verdict", verdict},
 				                    {"worst_band_median_change_pct",
@@ -458,6 +466,7 @@ void run_decide(const DecideArgs &a)
 	               {"policies", pol_names},
 	               {"weights", a.weights},
 	               {"vram_mib", a.vram_mib},
+	               {"live_vram_mib", live_sizes},
 	               {"ensemble", V},
 	               {"variations", vj},
 	               {"bands", bj},
@@ -478,12 +487,12 @@ void run_decide(const DecideArgs &a)
 		              {"frames", m.frame_cpu_us.size()}});
 	auto &rj = j["runs"] = nlohmann::json::array();
 	for (size_t t = 0; t < T; t++)
-		for (size_t s = 0; s < S; s++)
+		for (size_t s = 0; s < sizes_of(meta[t].live).size(); s++)
 			for (size_t p = 0; p < P; p++)
 				for (size_t v = 0; v < V; v++) {
 					const Fig &f = figs[at(t, s, p, v)];
 					rj.push_back({{"trace", meta[t].name},
-					              {"vram_mib", a.vram_mib[s]},
+					              {"vram_mib", sizes_of(meta[t].live)[s]},
 					              {"policy", pol_names[p]},
 					              {"variation", v},
 					              {"moved_bytes", f.moved},

@@ -17,6 +17,7 @@ struct DecideArgs {
 	// Mesa would send with these weights (recomputed from each trace by the score contract).
 	std::string weights;
 	std::vector<uint64_t> vram_mib;
+	std::vector<uint64_t> live_vram_mib; // the live corpus's sizes (empty: vram_mib)
 	unsigned ensemble = 16;
 	std::vector<double> gtt_factors{1, 2, 4}, pcie_gbps{8};
 	KernelConfig config; // window, VRAM bandwidth, move latency, topdown default

@@ -295,6 +295,7 @@ void add_decide_command(CLI::App &app)
 {
 	static DecideArgs d;
 	static std::string policies = "lru,minmax,key,minmax+key", vram = "32,64,128,256",
+	                   live_vram = "8,12,16,32",
 	                   gtt = "1,2,4", pcie = "8", threshold = "512K", on_destroyed = "skip";
 	auto *c = app.add_subcommand("decide", "the decision table: every kernel policy against "
 	                                       "stock 6.12 over ensembles and cost bands");
@@ -304,6 +305,9 @@ void add_decide_command(CLI::App &app)
 	c->add_option("--policies", policies, "kernel policies; the first is the baseline, lru")
 	    ->capture_default_str();
 	c->add_option("--vram", vram, "VRAM sizes")->capture_default_str();
+	c->add_option("--live-vram", live_vram, "VRAM sizes for the live traces (the programs of "
+	                                        "the live corpus need far less than the games)")
+	    ->capture_default_str();
 	c->add_option("--ensemble", d.ensemble, "variations per run, 1..16")->capture_default_str();
 	c->add_option("--gtt-cost", gtt, "cost bands: factors on the GTT charge")
 	    ->capture_default_str();
@@ -337,6 +341,9 @@ void add_decide_command(CLI::App &app)
 		d.vram_mib.clear();
 		for (auto &v : split(vram))
 			d.vram_mib.push_back(parse_vram_mib(v));
+		d.live_vram_mib.clear();
+		for (auto &v : split(live_vram))
+			d.live_vram_mib.push_back(parse_vram_mib(v));
 		const uint64_t thr = parse_size(threshold);
 		if (thr % 1024 || thr / 1024 > 1048576)
 			throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB");
