@@ -16,6 +16,7 @@
 #include "kmodel/kernel_json.h"
 #include "sim/run.h"
 #include "mlp/mlp.h"
+#include "sim/parallel.h"
 #include "sim/trace_cache.h"
 #include "trace/stats.h"
 #include "train/objective.h"
@@ -192,48 +193,38 @@ void run_decide(const DecideArgs &a)
 						for (size_t p = 0; p < P; p++)
 							if (run_as[p] == p)
 								tasks.push_back({s, p, v});
-			std::atomic<size_t> next{0};
 			std::mutex mu;
 			std::string err;
-			auto work = [&] {
-				for (size_t i; (i = next++) < tasks.size();) {
-					const Task &k = tasks[i];
-					KernelConfig c = a.config;
-					c.vram = tsz[k.s] << 20;
-					c.topdown_kib = choices[k.p].topdown_kib;
-					c.bo_score = choices[k.p].policy->key;
-					c.pinned = pinned_for(vars[k.v], c.vram);
-					c.per_frame = !m.frame_cpu_us.empty();
-					Fig f;
-					try {
-						const KernelResult r =
-						        simulate_kernel(k.p == net_p ? scored[k.s] : kp, c);
-						f.moved = r.bytes_to_vram() + r.bytes_from_vram();
-						f.moves = r.moves();
-						f.gtt_bytes = r.gtt_access_bytes;
-						f.evictions = r.evictions();
-						// per_frame[0] is before the first FRAME: frame i ends at FRAME i
-						for (size_t i = 0; c.per_frame && i + 1 < r.per_frame.size(); i++)
-							f.frames.push_back({r.per_frame[i].bytes, r.per_frame[i].moves,
-							                    r.per_frame[i].gtt_access_bytes});
-					} catch (const std::exception &e) {
-						std::lock_guard g(mu);
-						err = e.what();
-					}
+			parallel_for_each(tasks.size(), threads, [&](size_t i) {
+				const Task &k = tasks[i];
+				KernelConfig c = a.config;
+				c.vram = tsz[k.s] << 20;
+				c.topdown_kib = choices[k.p].topdown_kib;
+				c.bo_score = choices[k.p].policy->key;
+				c.pinned = pinned_for(vars[k.v], c.vram);
+				c.per_frame = !m.frame_cpu_us.empty();
+				Fig f;
+				try {
+					const KernelResult r = simulate_kernel(k.p == net_p ? scored[k.s] : kp, c);
+					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
+					f.moves = r.moves();
+					f.gtt_bytes = r.gtt_access_bytes;
+					f.evictions = r.evictions();
+					// per_frame[0] is before the first FRAME: frame n ends at FRAME n
+					for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
+						f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
+						                    r.per_frame[n].gtt_access_bytes});
+				} catch (const std::exception &e) {
 					std::lock_guard g(mu);
-					figs[at(ti, k.s, k.p, k.v)] = std::move(f);
-					done++;
-					if (progress)
-						std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs (%u ms period)\033[K",
-						             ti + 1, T, m.name.c_str(), done, total, per);
+					err = e.what();
 				}
-			};
-			std::vector<std::thread> pool;
-			for (unsigned k = 1; k < threads; k++)
-				pool.emplace_back(work);
-			work();
-			for (auto &th : pool)
-				th.join();
+				std::lock_guard g(mu);
+				figs[at(ti, k.s, k.p, k.v)] = std::move(f);
+				done++;
+				if (progress)
+					std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs (%u ms period)\033[K",
+					             ti + 1, T, m.name.c_str(), done, total, per);
+			});
 			if (!err.empty())
 				throw TraceError(m.name + ": " + err);
 			replays += tasks.size();

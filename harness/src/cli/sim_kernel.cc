@@ -13,6 +13,7 @@
 #include "cli/sim_kernel.h"
 #include "kmodel/kernel_json.h"
 #include "kmodel/kernel_model.h"
+#include "sim/parallel.h"
 #include "sim/run.h"
 #include "sim/trace_cache.h"
 #include "trace/stats.h"
@@ -58,38 +59,28 @@ void run_kernel_sim(const KernelSimArgs &a)
 		for (uint64_t v : a.vram_mib)
 			for (size_t pi = 0; pi < a.policies.size(); pi++)
 				rows.push_back({kt.name, v, a.policies[pi], pi, {}, kt.skipped});
-		std::atomic<size_t> next{first};
 		std::atomic<size_t> done{0};
 		std::mutex err_mu;
 		std::string err;
-		auto work = [&] {
-			for (size_t i; (i = next++) < rows.size();) {
-				Row &row = rows[i];
-				const KernelChoice &p = choices[row.choice];
-				KernelConfig c = a.config;
-				c.vram = row.vram_mib << 20;
-				c.topdown_kib = p.topdown_kib;
-				c.bo_score = p.policy->key;
-				c.per_frame = true; // moves per frame, where the trace has FRAME records
-				try {
-					row.r = simulate_kernel(kt, c);
-				} catch (const std::exception &e) {
-					std::lock_guard g(err_mu);
-					err = e.what();
-				}
-				done++;
-				if (progress)
-					std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs\033[K", ti + 1,
-					             traces.size(), kt.name.c_str(), size_t(done),
-					             rows.size() - first);
+		parallel_for_each(rows.size() - first, threads, [&](size_t k) {
+			Row &row = rows[first + k];
+			const KernelChoice &p = choices[row.choice];
+			KernelConfig c = a.config;
+			c.vram = row.vram_mib << 20;
+			c.topdown_kib = p.topdown_kib;
+			c.bo_score = p.policy->key;
+			c.per_frame = true; // moves per frame, where the trace has FRAME records
+			try {
+				row.r = simulate_kernel(kt, c);
+			} catch (const std::exception &e) {
+				std::lock_guard g(err_mu);
+				err = e.what();
 			}
-		};
-		std::vector<std::thread> pool;
-		for (unsigned k = 1; k < threads; k++)
-			pool.emplace_back(work);
-		work();
-		for (auto &th : pool)
-			th.join();
+			done++;
+			if (progress)
+				std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs\033[K", ti + 1,
+				             traces.size(), kt.name.c_str(), size_t(done), rows.size() - first);
+		});
 		if (!err.empty())
 			throw TraceError(kt.name + ": " + err);
 		replayed += (kt.ops.size() + kt.relocs.size()) * (rows.size() - first);

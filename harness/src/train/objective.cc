@@ -1,6 +1,8 @@
 // The trainer's objective: see objective.h and docs/training.md.
 #include "train/objective.h"
 
+#include "sim/parallel.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -40,17 +42,7 @@ unsigned thread_count(unsigned asked)
 // Runs f(i) for i in order[0..n) on `threads` threads, each index once.
 template <class F> void parallel_for(const std::vector<size_t> &order, unsigned threads, F f)
 {
-	std::atomic<size_t> next{0};
-	auto work = [&] {
-		for (size_t k; (k = next++) < order.size();)
-			f(order[k]);
-	};
-	std::vector<std::thread> pool;
-	for (unsigned t = 1; t < std::min<size_t>(threads, order.size()); t++)
-		pool.emplace_back(work);
-	work();
-	for (auto &th : pool)
-		th.join();
+	parallel_for_each(order.size(), threads, [&](size_t k) { f(order[k]); });
 }
 
 constexpr uint32_t kCheckOps = 8192;
