@@ -175,7 +175,11 @@ void run_decide(const DecideArgs &a)
 			total += run_as[p] == p;
 		total *= tsz.size() * V;
 		for (uint32_t per : periods) {
-			const KernelTrace kp = with_period(kt, per);
+			// regrouped only where the period changes anything (a copy of a trace is not free)
+			KernelTrace regrouped;
+			if (kt.synthesized && per > 1)
+				regrouped = with_period(kt, per);
+			const KernelTrace &kp = kt.synthesized && per > 1 ? regrouped : kt;
 			// the network's scores for this grouping, per size (input 1 is the VRAM size)
 			std::vector<KernelTrace> scored;
 			if (net) {
