@@ -50,7 +50,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		const KernelTrace kt = cached_kernel(traces[ti], a.replay, [&] {
 			return load_kernel_trace(traces[ti], a.replay);
 		});
-		const bool excluded = a.replay.impossible == OnImpossible::Exclude && kt.impossible;
+		const bool excluded = a.replay.excludes(kt.impossible);
 		loads.push_back({kt.name, kt.ops.size(), kt.skipped, kt.repair, kt.impossible,
 		                 kt.impossible_events, excluded});
 		if (excluded)

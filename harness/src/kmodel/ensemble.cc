@@ -119,9 +119,7 @@ std::string CostBand::label() const
 double band_transfer_us(uint64_t moved_bytes, uint64_t moves, uint64_t gtt_bytes,
                         const KernelConfig &c, const CostBand &b)
 {
-	const double pcie = b.pcie_gbps * 1e3, vram = c.vram_gbps * 1e3; // bytes per us
-	return double(moved_bytes) / pcie + double(moves) * c.move_latency_us +
-	       b.gtt_factor * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
+	return transfer_time_us(moved_bytes, moves, gtt_bytes, b.pcie_gbps, c, b.gtt_factor);
 }
 
 std::vector<double> parse_factors(const std::string &s, const char *what, double max)

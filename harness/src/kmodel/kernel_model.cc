@@ -547,14 +547,11 @@ private:
 	void derive()
 	{
 		const KernelCounters &v = r_.mem[MemVram];
-		const double pcie = c_.pcie_gbps * 1e3, vram = c_.vram_gbps * 1e3; // bytes per us
 		const uint64_t moved = r_.vram_in_from_gtt_bytes + v.bytes_out;
-		r_.transfer_us = moved / pcie + double(r_.moves()) * c_.move_latency_us +
-		                 r_.gtt_access_bytes * (1.0 / pcie - 1.0 / vram);
+		r_.transfer_us = transfer_time_us(moved, r_.moves(), r_.gtt_access_bytes, c_.pcie_gbps, c_);
 		// the same terms per frame: the frames' times add up to the run's
 		for (KernelFrame &f : r_.per_frame)
-			f.transfer_us = f.bytes / pcie + double(f.moves) * c_.move_latency_us +
-			                f.gtt_access_bytes * (1.0 / pcie - 1.0 / vram);
+			f.transfer_us = transfer_time_us(f.bytes, f.moves, f.gtt_access_bytes, c_.pcie_gbps, c_);
 	}
 
 	void check()

@@ -116,6 +116,17 @@ struct KernelChoice {
 };
 KernelChoice kernel_choice(const std::string &name, uint32_t default_kib);
 
+// The modelled transfer time (docs/kernel-model.md) of moved bytes, moves and bytes the GPU
+// read from GTT, with the GTT term scaled by gtt_factor (a cost band; 1 = the model's charge).
+// The one formula: runs, frames and the cost bands of ensemble.h all use it.
+inline double transfer_time_us(uint64_t moved_bytes, uint64_t moves, uint64_t gtt_bytes,
+                               double pcie_gbps, const KernelConfig &c, double gtt_factor = 1)
+{
+	const double pcie = pcie_gbps * 1e3, vram = c.vram_gbps * 1e3; // bytes per us
+	return double(moved_bytes) / pcie + double(moves) * c.move_latency_us +
+	       gtt_factor * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
+}
+
 // The series' key arithmetic (radeon_bo_evict_key()).
 inline uint64_t radeon_evict_key(uint64_t stamp, uint32_t score, uint32_t window)
 {

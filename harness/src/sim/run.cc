@@ -93,8 +93,7 @@ RunOutput run_all(const RunSpec &spec)
 				std::lock_guard lk(name_mu);
 				current = trace.name;
 			}
-			const bool excluded =
-			        spec.replay.impossible == OnImpossible::Exclude && trace.impossible;
+			const bool excluded = spec.replay.excludes(trace.impossible);
 			out.loads.push_back({trace.name, trace.ops.size(), trace.skipped, trace.repair,
 			                     trace.impossible, trace.impossible_events, excluded});
 			if (excluded) { // its rows stay empty and are dropped below

@@ -37,6 +37,11 @@ struct ReplayOptions {
 	{
 	}
 	bool skips_impossible() const { return impossible == OnImpossible::Skip; }
+	// A trace with this many impossible creates is left out of the run.
+	bool excludes(uint64_t impossible_creates) const
+	{
+		return impossible == OnImpossible::Exclude && impossible_creates;
+	}
 };
 
 // Drops every impossible create and every later event on that buffer (relocations of CS
