@@ -32,18 +32,32 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			std::abort();
 		}
 	}
+	// the series' mechanisms: mode 0 stock (flush for impossible BOs), 1 the walk with the
+	// fit rule, 2 window eviction, 3 window + move budget, 4 window (bound 2, cold rule) +
+	// budget; the byte after the window picks the budget and cold parameters
+	const uint8_t knob = size > 2 ? data[1] >> 4 : 0;
 	for (uint32_t topdown : {0u, 16u})
-		for (bool key : {false, true}) {
-			KernelConfig c;
-			c.vram = vram;
-			c.topdown_kib = topdown;
-			c.bo_score = key;
-			c.window = window;
-			const std::string d = differ(simulate_kernel(rt.kernel, c), naive_kernel(rt.kernel, c));
-			if (!d.empty()) {
-				std::fprintf(stderr, "kernel model, topdown %u key %d: %s\n", topdown, key, d.c_str());
-				std::abort();
+		for (bool key : {false, true})
+			for (int mode = 0; mode < 5; mode++) {
+				KernelConfig c;
+				c.vram = vram;
+				c.topdown_kib = topdown;
+				c.bo_score = key;
+				c.window = window;
+				c.flush_for_impossible = mode == 0;
+				c.scan = mode >= 2;
+				c.scan_max = mode == 4 ? 2 : 1024;
+				c.cold_ms = mode == 4 ? knob % 4 : UINT32_MAX;
+				c.budget = mode >= 3;
+				c.budget_mbps = 1 + knob * 3;
+				c.budget_cap_ms = 1 + knob % 5;
+				const std::string d =
+				        differ(simulate_kernel(rt.kernel, c), naive_kernel(rt.kernel, c));
+				if (!d.empty()) {
+					std::fprintf(stderr, "kernel model, topdown %u key %d mode %d: %s\n",
+					             topdown, key, mode, d.c_str());
+					std::abort();
+				}
 			}
-		}
 	return 0;
 }

@@ -126,18 +126,184 @@ TEST(KernelModel, CreatesEvictLeastRecentlyUsedFirst)
 	(void)y;
 }
 
-TEST(KernelModel, ABufferLargerThanVramEvictsEverythingAndLivesInGtt)
+TEST(KernelModel, ABufferLargerThanVramEvictsEverythingOnStockAndNothingWithTheSeries)
 {
 	Builder b;
 	b.create(256);
 	b.create(256);
 	const auto big = b.create(2048);
 	b.cs({{big, true}});
-	auto r = b.run(1024);
+	KernelConfig stock;
+	stock.vram = 1024 * 1024;
+	stock.flush_for_impossible = true;
+	auto r = simulate_kernel(b.t, stock);
 	EXPECT_EQ(r.evictions(), 2u); // radeon_bo_create() in VRAM evicts all, then VRAM|GTT
 	EXPECT_EQ(r.creates, 3u);
 	EXPECT_EQ(r.gtt_accesses, 1u); // the GPU writes it in GTT
 	EXPECT_EQ(r.mem[MemGtt].moves_in, 3u);
+	r = b.run(1024); // the series: ttm_range_man_alloc() says -E2BIG, nothing is evicted
+	EXPECT_EQ(r.evictions(), 0u);
+	EXPECT_EQ(r.impossible_noevict, 2u); // the create (VRAM, then VRAM|GTT) and the CS
+	EXPECT_EQ(r.creates, 3u);
+	EXPECT_EQ(r.gtt_accesses, 1u);
+	EXPECT_EQ(r.mem[MemGtt].moves_in, 1u);
+}
+
+TEST(DrmMm, InsertAtSplitsTheHoleBelowThenAbove)
+{
+	DrmMm mm(100);
+	ASSERT_TRUE(mm.insert_at(40, 10));
+	auto h = mm.hole_list();
+	ASSERT_EQ(h.size(), 2u);
+	EXPECT_EQ(h[0].start, 0u);
+	EXPECT_EQ(h[0].pages, 40u);
+	EXPECT_EQ(h[1].start, 50u);
+	EXPECT_EQ(h[1].pages, 50u);
+	EXPECT_LT(h[0].seq, h[1].seq); // the part below is added first (drm_mm's add_hole order)
+	EXPECT_FALSE(mm.insert_at(45, 2)); // not free
+	EXPECT_FALSE(mm.insert_at(35, 10)); // crosses the node
+	EXPECT_FALSE(mm.insert_at(95, 10)); // past the end
+	ASSERT_TRUE(mm.insert_at(0, 40));   // a whole hole
+	EXPECT_EQ(mm.holes(), 1u);
+	EXPECT_EQ(mm.hole_ending_at(100), 50u);
+	EXPECT_EQ(mm.hole_starting_at(50), 100u);
+	EXPECT_EQ(mm.hole_starting_at(0), UINT64_MAX);
+	EXPECT_STREQ(mm.check(), "");
+}
+
+KernelConfig scan_config(uint64_t vram_kib)
+{
+	KernelConfig k;
+	k.vram = vram_kib * 1024;
+	k.scan = true;
+	k.check_every = 1;
+	return k;
+}
+
+// Four 256 KiB BOs fill 1 MiB: [a][b][c][d] at 0, 256K, 512K, 768K.
+TEST(KernelModel, TheWindowAndTheWalkAgreeWhenTheFirstVictimOpensTheHole)
+{
+	Builder b;
+	const auto x = b.create(256), y = b.create(256), z = b.create(256), w = b.create(256);
+	b.cs({{x, false}});
+	b.cs({{z, false}});
+	b.cs({{w, false}});
+	b.destroy(y); // hole [256K, 512K); LRU: x z w
+	b.create(512);
+	const auto walk = b.run(1024);
+	const auto win = simulate_kernel(b.t, scan_config(1024));
+	// the walk evicts x: [0, 512K) fits; the scan adds x: the same span, the same window
+	EXPECT_EQ(walk.evictions(), 1u);
+	EXPECT_EQ(win.evictions(), 1u);
+	EXPECT_EQ(win.windows, 1u);
+	EXPECT_EQ(win.digest, walk.digest);
+}
+
+TEST(KernelModel, TheWindowLeavesTheWalksUselessVictimsResident)
+{
+	Builder b;
+	const auto a = b.create(256), bb = b.create(256), c = b.create(256), d = b.create(256);
+	b.cs({{d, false}});
+	b.cs({{a, false}});
+	b.cs({{c, false}});
+	b.destroy(bb); // hole [256K, 512K); LRU: d a c
+	b.create(512);
+	// the walk evicts d ([768K, 1M): 256 KiB, no fit), then a ([0, 512K): fits): two
+	// evictions. The scan: d (span 256 KiB), a (span [0, 512K): the window): a alone.
+	const auto walk = b.run(1024);
+	KernelConfig k = scan_config(1024);
+	const auto win = simulate_kernel(b.t, k);
+	EXPECT_EQ(walk.evictions(), 2u);
+	EXPECT_EQ(win.evictions(), 1u);
+	EXPECT_EQ(win.windows, 1u);
+	EXPECT_EQ(win.window_saved_pages, 64u); // d: the 256 KiB the walk evicted for nothing
+	k.cold_ms = 0; // every scanned candidate is cold: exactly the walk
+	const auto cold = simulate_kernel(b.t, k);
+	EXPECT_EQ(cold.evictions(), 2u);
+	EXPECT_EQ(cold.window_cold, 1u);
+	EXPECT_EQ(cold.digest, walk.digest);
+	k.scan_max = 1; // one candidate (d) and no window: the walk
+	const auto bounded = simulate_kernel(b.t, k);
+	EXPECT_EQ(bounded.window_fallbacks, 1u);
+	EXPECT_EQ(bounded.digest, walk.digest);
+}
+
+TEST(KernelModel, TheScanNeverEvictsWhenNothingCanFit)
+{
+	Builder b;
+	const auto x = b.create(256), y = b.create(256), z = b.create(256);
+	const auto big = b.create(768, DomainGtt); // in GTT: no eviction at create
+	b.cs({{y, false}, {big, false}});           // both wanted in VRAM; y is held by the CS
+	// 256 KiB free at the top, y reserved at [256K, 512K): without it the largest span is
+	// [512K, 1M), 512 KiB: no window, nothing evicted, big read from GTT
+	const auto r = simulate_kernel(b.t, scan_config(1024));
+	EXPECT_EQ(r.window_nofit, 1u);
+	EXPECT_EQ(r.windows, 0u);
+	EXPECT_EQ(r.evictions(), 0u);
+	EXPECT_EQ(r.gtt_accesses, 1u);
+	const auto walk = b.run(1024);
+	EXPECT_EQ(walk.evictions(), 2u); // the walk evicts x and z, then fails all the same
+	EXPECT_EQ(walk.gtt_accesses, 1u);
+	(void)x;
+	(void)z;
+}
+
+TEST(KernelModel, TheWindowTakesTheTopOfTheSpanForTopDownBos)
+{
+	Builder b;
+	const auto a = b.create(256), bb = b.create(256), c = b.create(256), d = b.create(256);
+	b.cs({{a, false}});
+	b.cs({{bb, false}});
+	b.cs({{c, false}});
+	b.cs({{d, false}});
+	b.destroy(c); // hole [512K, 768K); LRU: a b d
+	b.create(512); // top-down (threshold 256 KiB): span of a is [0,256K); of b: [0, 768K)
+	KernelConfig k = scan_config(1024);
+	k.topdown_kib = 256;
+	const auto r = simulate_kernel(b.t, k);
+	// the window is the top 512 KiB of [0, 768K): [256K, 768K): b only; a stays
+	EXPECT_EQ(r.windows, 1u);
+	EXPECT_EQ(r.evictions(), 1u);
+	EXPECT_EQ(r.window_saved_pages, 64u);
+	KernelConfig walk = k;
+	walk.scan = false;
+	EXPECT_EQ(simulate_kernel(b.t, walk).evictions(), 2u);
+	(void)d;
+}
+
+TEST(KernelModel, TheMoveBudgetAccruesWithTimeAndIsDebited)
+{
+	// 4 MiB of VRAM, 3.75 MiB of it a BO no submission uses; four 256 KiB BOs in GTT that
+	// every submission wants in VRAM. Budget: 100 MB/s (100 bytes/us), at most 10 ms.
+	Builder b;
+	b.create(3840);
+	std::vector<uint32_t> g;
+	for (int i = 0; i < 4; i++)
+		g.push_back(b.create(256, DomainGtt));
+	for (int i = 0; i < 3; i++)
+		b.cs({{g[0], false}, {g[1], false}, {g[2], false}, {g[3], false}});
+	b.t.cs_us = {0, 1000, 20000};
+	KernelConfig k;
+	k.vram = 4 << 20;
+	k.budget = true;
+	k.budget_mbps = 100;
+	k.budget_cap_ms = 10;
+	k.check_every = 1;
+	const auto r = simulate_kernel(b.t, k);
+	// CS 0 at 0: nothing accrued, 256 KiB free is under an eighth: nothing moves.
+	// CS 1 at 1 ms: 1000 us = 100,000 bytes: g0 moves (into the free 256 KiB), the rest
+	//   stays; debit 262,144 / 100 = 2,621 us: -1,621.
+	// CS 2 at 20 ms: 19 ms accrued, capped at 10: 8,379 us = 837,900 bytes: g1 moves,
+	//   evicting the filler (3.75 MiB): over budget, g2 and g3 stay.
+	EXPECT_EQ(r.vram_in_from_gtt, 2u);
+	EXPECT_EQ(r.evictions(), 1u);
+	EXPECT_EQ(r.threshold_cs, 3u);
+	EXPECT_EQ(r.threshold_bos, 4u + 3u + 2u);
+	// radeon's per-submission threshold (1 MiB with VRAM over half full) moves all four by
+	// the second submission
+	k.budget = false;
+	const auto rr = simulate_kernel(b.t, k);
+	EXPECT_EQ(rr.vram_in_from_gtt, 4u);
 }
 
 TEST(KernelModel, AGpuWriteIsServedFromGttWhenTheSubmissionHoldsTheRest)

@@ -64,6 +64,14 @@ Spread spread(const std::vector<double> &v)
 
 double ratio(double x, double base) { return base > 0 ? x / base : x > 0 ? 2.0 : 1.0; }
 
+// Two choices that differ at most in key order (without scores, key order is LRU order).
+bool same_but_key(const KernelChoice &a, const KernelChoice &b)
+{
+	return a.topdown_kib == b.topdown_kib && a.policy->topdown == b.policy->topdown &&
+	       a.policy->fit == b.policy->fit && a.policy->scan == b.policy->scan &&
+	       a.policy->budget == b.policy->budget;
+}
+
 nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more than stock
 {
 	auto p = [](double r) { return std::round((r - 1) * 1e6) / 1e4; };
@@ -110,7 +118,7 @@ void run_decide(const DecideArgs &a)
 		choices.push_back(kernel_choice("minmax+key", a.config.topdown_kib));
 	}
 	const size_t net_p = net ? choices.size() - 1 : SIZE_MAX;
-	if (choices.empty() || choices[0].policy->topdown || choices[0].policy->key)
+	if (choices.empty() || choices[0].policy != &find_kernel_policy("lru") || choices[0].topdown_kib)
 		throw CLI::ValidationError("--policies", "the first policy must be lru (stock 6.12), "
 		                                         "the baseline every other is paired with");
 	std::vector<CostBand> bands;
@@ -159,9 +167,8 @@ void run_decide(const DecideArgs &a)
 			run_as[p] = p;
 			if (!m.scores && choices[p].policy->key && p != net_p)
 				for (size_t q = 0; q < P; q++)
-					if (!choices[q].policy->key &&
-					    choices[q].policy->topdown == choices[p].policy->topdown &&
-					    choices[q].topdown_kib == choices[p].topdown_kib && q != net_p)
+					if (!choices[q].policy->key && same_but_key(choices[q], choices[p]) &&
+					    q != net_p)
 						run_as[p] = q;
 		}
 		std::vector<uint32_t> periods;
@@ -203,8 +210,7 @@ void run_decide(const DecideArgs &a)
 				const Task &k = tasks[i];
 				KernelConfig c = a.config;
 				c.vram = tsz[k.s] << 20;
-				c.topdown_kib = choices[k.p].topdown_kib;
-				c.bo_score = choices[k.p].policy->key;
+				apply_choice(choices[k.p], c);
 				c.pinned = pinned_for(vars[k.v], c.vram);
 				c.per_frame = !m.frame_cpu_us.empty();
 				Fig f;

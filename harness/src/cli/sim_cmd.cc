@@ -17,6 +17,33 @@ namespace vramlab {
 
 namespace {
 
+// The parameters of the policies with window eviction and the move budget (the module
+// parameters of the series' patches), for sim --model kernel and decide.
+void add_mechanism_options(CLI::App *c, KernelConfig &k)
+{
+	c->add_option("--scan-max", k.scan_max, "window eviction: candidates per scan at most")
+	    ->check(CLI::Range(1u, 65536u))
+	    ->capture_default_str();
+	c->add_option("--cold-ms", k.cold_ms, "window eviction: scanned candidates idle this long "
+	                                      "are evicted beside the window (default: never)")
+	    ->check(CLI::Range(0u, 3600000u));
+	c->add_option("--budget-mbps", k.budget_mbps, "move budget: MB/s of submission time")
+	    ->check(CLI::Range(1u, 1000000u))
+	    ->capture_default_str();
+	c->add_option("--budget-cap-ms", k.budget_cap_ms, "move budget: at most this much time")
+	    ->check(CLI::Range(1u, 10000u))
+	    ->capture_default_str();
+}
+
+void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
+{
+	to.scan_max = from.scan_max;
+	to.cold_ms = from.cold_ms;
+	to.budget_mbps = from.budget_mbps;
+	to.budget_cap_ms = from.budget_cap_ms;
+}
+
+
 struct SimArgs {
 	std::vector<std::string> inputs;
 	std::string policies = "lru,minmax,score";
@@ -30,6 +57,7 @@ struct SimArgs {
 	bool quiet = false;
 	std::string model = "thesis";
 	uint32_t window = 256;
+	KernelConfig mech; // the new mechanisms' parameters (add_mechanism_options())
 	uint32_t timeline = 0;
 	double pcie_gbps = 8, vram_gbps = 232, move_latency_us = 20;
 	bool policies_given = false;
@@ -108,6 +136,7 @@ void run_kernel(const SimArgs &a)
 	if (a.window < 1 || a.window > 4096)
 		throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
 	k.config.window = a.window;
+	copy_mechanism_options(a.mech, k.config);
 	k.config.timeline_every = a.timeline;
 	k.config.pcie_gbps = a.pcie_gbps;
 	k.config.vram_gbps = a.vram_gbps;
@@ -318,6 +347,7 @@ void add_decide_command(CLI::App &app)
 	    ->capture_default_str();
 	c->add_option("--threshold", threshold, "min-max size threshold")->capture_default_str();
 	c->add_option("--window", d.config.window, "radeon.bo_score_window")->capture_default_str();
+	add_mechanism_options(c, d.config);
 	c->add_option("--on-destroyed", on_destroyed, "events on destroyed ids: skip or repair")
 	    ->check(CLI::IsMember({"skip", "repair"}))
 	    ->capture_default_str();
@@ -384,6 +414,7 @@ void add_sim_command(CLI::App &app)
 	    ->each([](const std::string &) { a.policies_given = true; });
 	sim->add_option("--window", a.window, "kernel model: radeon.bo_score_window")
 	    ->capture_default_str();
+	add_mechanism_options(sim, a.mech);
 	sim->add_option("--pcie-gbps", a.pcie_gbps, "kernel model: PCIe bandwidth, GB/s")
 	    ->capture_default_str();
 	sim->add_option("--vram-gbps", a.vram_gbps, "kernel model: VRAM bandwidth, GB/s")

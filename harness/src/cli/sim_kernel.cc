@@ -67,8 +67,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 			const KernelChoice &p = choices[row.choice];
 			KernelConfig c = a.config;
 			c.vram = row.vram_mib << 20;
-			c.topdown_kib = p.topdown_kib;
-			c.bo_score = p.policy->key;
+			apply_choice(p, c);
 			c.per_frame = true; // moves per frame, where the trace has FRAME records
 			try {
 				row.r = simulate_kernel(kt, c);

@@ -179,6 +179,35 @@ uint64_t DrmMm::insert(uint64_t pages, Mode mode)
 	return hs + hp - pages;
 }
 
+bool DrmMm::insert_at(uint64_t start, uint64_t pages)
+{
+	if (pages == 0 || start + pages > size_)
+		return false;
+	// the hole with the largest start not above `start`
+	uint32_t t = root_, h = kNil;
+	while (t != kNil) {
+		if (n_[t].start <= start) {
+			h = t;
+			t = n_[t].r;
+		} else {
+			t = n_[t].l;
+		}
+	}
+	if (h == kNil || n_[h].start + n_[h].pages < start + pages)
+		return false;
+	const uint64_t hs = n_[h].start, he = hs + n_[h].pages;
+	if (hs < start) {
+		reshape_hole(h, hs, start - hs);
+		if (start + pages < he)
+			add_hole(start + pages, he - start - pages);
+	} else if (start + pages < he) {
+		reshape_hole(h, start + pages, he - start - pages);
+	} else {
+		rm_hole(h);
+	}
+	return true;
+}
+
 void DrmMm::remove(uint64_t start, uint64_t pages)
 {
 	// The merged hole is added anew (drm_mm_remove_node()'s add_hole(prev_node)); reusing a

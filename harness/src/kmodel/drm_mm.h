@@ -28,6 +28,10 @@ public:
 	enum class Mode { Best, High };
 	// The start page of a new node of `pages` pages, or UINT64_MAX (-ENOSPC).
 	uint64_t insert(uint64_t pages, Mode mode);
+	// A node of `pages` pages at `start`, which must lie in one hole (drm_mm_insert_node_in_range()
+	// with the range narrowed to exactly it): the hole's part below it is added anew, then the
+	// part above. False if no hole holds it.
+	bool insert_at(uint64_t start, uint64_t pages);
 	void remove(uint64_t start, uint64_t pages);
 
 	uint64_t size() const { return size_; }
@@ -37,6 +41,18 @@ public:
 		uint64_t start, pages, seq;
 	};
 	std::vector<Hole> hole_list() const; // address order
+	// The start of the hole ending at `end`, the end of the hole starting at `start`, or
+	// UINT64_MAX when there is none (drm_mm_scan_add_block()'s merged span, window eviction).
+	uint64_t hole_ending_at(uint64_t end) const
+	{
+		const uint32_t t = ending_at(end);
+		return t == kNil ? UINT64_MAX : n_[t].start;
+	}
+	uint64_t hole_starting_at(uint64_t start) const
+	{
+		const uint32_t t = find(start);
+		return t == kNil ? UINT64_MAX : n_[t].start + n_[t].pages;
+	}
 	const char *check() const;           // "" or what is broken
 
 private:

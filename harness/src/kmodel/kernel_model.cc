@@ -4,6 +4,7 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
+#include <unordered_map>
 
 #include "kmodel/drm_mm.h"
 
@@ -23,6 +24,7 @@ struct Bo {
 	uint64_t pages = 0, start = 0;
 	uint64_t evict_key = 0;  // bo->evict_key
 	uint64_t reserved_by = 0; // CS number holding its reservation
+	uint64_t used_us = 0;     // time of the last submission that used it (window's cold rule)
 	uint32_t cs_score = 0;
 	uint8_t mem = kNowhere;
 };
@@ -188,6 +190,11 @@ public:
 	{
 		if (c.window < 1 || c.window > 4096)
 			throw std::invalid_argument("bo_score_window must be 1..4096");
+		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
+			throw std::invalid_argument("scan_max must be 1..65536");
+		if (c.budget && (c.budget_mbps < 1 || c.budget_mbps > 1000000 || c.budget_cap_ms < 1 ||
+		                 c.budget_cap_ms > 10000))
+			throw std::invalid_argument("move budget: MB/s must be 1..1000000, the cap 1..10000 ms");
 		if (c_.per_frame)
 			r_.per_frame.emplace_back();
 		r_.timeline.every = c.timeline_every;
@@ -317,17 +324,109 @@ private:
 		account(id, from, to, evict);
 	}
 
-	// ttm_bo_evict_alloc(): walk the VRAM manager in eviction order, skipping the BOs this
-	// submission holds reserved, evicting one at a time (to GTT: radeon_evict_flags() with a
-	// ready copy ring) until the allocation succeeds.
+	// ttm_bo_evict_alloc(): with the series, nothing is evicted for a BO larger than VRAM
+	// (ttm_range_man_alloc() says -E2BIG); with window eviction the scan chooses first; then
+	// TTM's walk: the VRAM manager in eviction order, skipping the BOs this submission holds
+	// reserved, evicting one at a time (to GTT: radeon_evict_flags() with a ready copy ring)
+	// until the allocation succeeds.
 	bool evict_alloc(uint32_t id)
 	{
+		if (!c_.flush_for_impossible && bo_[id].pages > mm_.size()) {
+			r_.impossible_noevict++;
+			return false;
+		}
+		if (c_.scan) {
+			switch (evict_window(id)) {
+			case Scan::Fit: return true;
+			case Scan::NoFit: return false;
+			case Scan::Bounded: break;
+			}
+		}
 		return order_.walk([&](uint32_t v) {
 			if (cs_no_ && bo_[v].reserved_by == cs_no_)
 				return false;
 			move_to(v, MemGtt, true);
 			return vram_alloc(id);
 		});
+	}
+
+	// The range manager's evict_window (drm_mm_scan_init_with_range() over VRAM in the BO's
+	// mode, drm_mm_scan_add_block() per candidate): a candidate and the free space and other
+	// candidates around it form a span; the first span that holds the BO is the window. Pinned
+	// BOs are not on the LRU and the submission's own reserved BOs cannot be locked: both stay
+	// where they are, obstacles. The walk would evict every scanned candidate and allocate in
+	// the same place (no hole fits before the last one: it is the only span that does);
+	// the window evicts only the candidates overlapping it, and with cold_ms the scanned ones
+	// idle that long.
+	enum class Scan { Fit, NoFit, Bounded };
+	Scan evict_window(uint32_t id)
+	{
+		const uint64_t size = bo_[id].pages;
+		const bool high = topdown(id);
+		scanned_.clear();
+		span_end_.clear();
+		span_start_.clear();
+		uint64_t hit = UINT64_MAX;
+		bool bounded = false;
+		order_.walk([&](uint32_t v) {
+			if (cs_no_ && bo_[v].reserved_by == cs_no_)
+				return false;
+			if (scanned_.size() == c_.scan_max) {
+				bounded = true;
+				return true;
+			}
+			scanned_.push_back(v);
+			uint64_t l = bo_[v].start, r = l + bo_[v].pages;
+			if (auto it = span_end_.find(l); it != span_end_.end()) {
+				l = it->second;
+				span_end_.erase(it);
+				span_start_.erase(l);
+			} else if (uint64_t h = mm_.hole_ending_at(l); h != UINT64_MAX) {
+				l = h;
+			}
+			if (auto it = span_start_.find(r); it != span_start_.end()) {
+				const uint64_t e = it->second;
+				span_start_.erase(it);
+				span_end_.erase(e);
+				r = e;
+			} else if (uint64_t h = mm_.hole_starting_at(r); h != UINT64_MAX) {
+				r = h;
+			}
+			span_start_[l] = r;
+			span_end_[r] = l;
+			if (r - l < size)
+				return false;
+			hit = high ? r - size : l;
+			return true;
+		});
+		if (hit == UINT64_MAX) {
+			if (bounded) {
+				r_.window_fallbacks++;
+				return Scan::Bounded;
+			}
+			r_.window_nofit++;
+			return Scan::NoFit;
+		}
+		r_.windows++;
+		for (uint32_t v : scanned_) {
+			const Bo &b = bo_[v];
+			if (b.start < hit + size && b.start + b.pages > hit)
+				move_to(v, MemGtt, true);
+			else if (c_.cold_ms != UINT32_MAX &&
+			         now_us_ - b.used_us >= uint64_t(c_.cold_ms) * 1000) {
+				r_.window_cold++;
+				move_to(v, MemGtt, true);
+			} else {
+				r_.window_saved_pages += b.pages;
+			}
+		}
+		Bo &b = bo_[id];
+		if (!mm_.insert_at(hit, size))
+			throw std::logic_error("kernel model: the window does not hold the BO");
+		b.start = hit;
+		used_ += size;
+		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
+		return Scan::Fit;
 	}
 
 	// ttm_bo_validate() for a placement list of VRAM and/or GTT (domain bits, v2 values).
@@ -400,8 +499,9 @@ public:
 	}
 
 	// radeon_cs_parser_relocs() + radeon_bo_list_validate() + radeon_cs_parser_fini()
-	void submit(const CsReloc *relocs, uint32_t n, bool scores)
+	void submit(const CsReloc *relocs, uint32_t n, bool scores, uint64_t time_us)
 	{
+		now_us_ = time_us;
 		entries_.clear();
 		for (uint32_t i = 0; i < n; i++) {
 			const CsReloc &rl = relocs[i];
@@ -437,17 +537,15 @@ public:
 				head_.push_back(e);
 			}
 		}
-		// radeon_bo_get_threshold_for_moves()
-		const uint64_t usage = used_ * kPage, half = c_.vram >> 1;
-		const uint64_t half_free = usage >= half ? 0 : half - usage;
-		const uint64_t threshold = std::max<uint64_t>(half_free >> 1, 1024 * 1024);
+		const uint64_t threshold = move_threshold();
 		bytes_moved_ = 0;
 		bool kept = false;
 		for (const Entry &e : head_) {
 			uint8_t domain = e.preferred;
 			const uint8_t m = bo_[e.id].mem;
 			const uint8_t current = m == MemVram ? DomainVram : m == MemGtt ? DomainGtt : DomainCpu;
-			if ((e.allowed & current) && !(domain & current) && bytes_moved_ > threshold) {
+			if ((e.allowed & current) && !(domain & current) &&
+			    (c_.budget ? bytes_moved_ >= threshold : bytes_moved_ > threshold)) {
 				domain = current;
 				kept = true;
 				r_.threshold_bos++;
@@ -462,6 +560,8 @@ public:
 			}
 		}
 		r_.threshold_cs += kept;
+		if (c_.budget) // ttm_move_budget_debit(): every byte this submission moved
+			budget_us_ -= int64_t(bytes_moved_ / c_.budget_mbps);
 		// One pass: the scores (radeon_bo_list_note_scores()), where the GPU finds each BO,
 		// and the sort words for radeon_cs_parser_fini()'s list_sort() (smallest first,
 		// stable: (pages, position) words sort without allocating or touching a BO).
@@ -470,6 +570,7 @@ public:
 		for (uint32_t i = 0; i < head_.size(); i++) {
 			Bo &b = bo_[head_[i].id];
 			b.cs_score = head_[i].score;
+			b.used_us = now_us_;
 			if (b.mem == MemGtt) {
 				r_.gtt_accesses++;
 				r_.gtt_access_bytes += b.pages * kPage;
@@ -504,6 +605,29 @@ public:
 	}
 
 private:
+	// The bytes this submission may move before BOs stay where they are. Radeon's
+	// radeon_bo_get_threshold_for_moves(): a quarter of the free half of VRAM, at least 1 MiB.
+	// The time-based budget (ttm_move_budget_threshold()): time since the last submission
+	// accumulates at budget_mbps, capped; with an eighth of VRAM free at least a quarter of
+	// the free space may move (amdgpu's fill rule), then the budget as bytes.
+	uint64_t move_threshold()
+	{
+		const uint64_t usage = used_ * kPage;
+		if (!c_.budget) {
+			const uint64_t half = c_.vram >> 1;
+			const uint64_t half_free = usage >= half ? 0 : half - usage;
+			return std::max<uint64_t>(half_free >> 1, 1024 * 1024);
+		}
+		const int64_t cap = int64_t(c_.budget_cap_ms) * 1000;
+		const uint64_t elapsed = now_us_ > budget_last_us_ ? now_us_ - budget_last_us_ : 0;
+		budget_last_us_ = std::max(budget_last_us_, now_us_);
+		budget_us_ = std::min<int64_t>(budget_us_ + int64_t(std::min<uint64_t>(elapsed, cap)), cap);
+		const uint64_t free = usage >= c_.vram ? 0 : c_.vram - usage;
+		if (free >= c_.vram / 8)
+			budget_us_ = std::max<int64_t>(budget_us_, int64_t(free / 4 / c_.budget_mbps));
+		return budget_us_ > 0 ? uint64_t(budget_us_) * c_.budget_mbps : 0;
+	}
+
 	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
 	void bucket_sort(std::vector<Entry> &v)
 	{
@@ -574,6 +698,10 @@ private:
 	KernelResult r_;
 	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0, ops_ = 0;
 	uint64_t timeline_ev_ = 0; // VRAM evictions at the last timeline operation
+	uint64_t now_us_ = 0, budget_last_us_ = 0;
+	int64_t budget_us_ = 0;    // the move budget, in us of moves (negative: debt)
+	std::vector<uint32_t> scanned_; // window eviction's candidates, in scan order
+	std::unordered_map<uint64_t, uint64_t> span_end_, span_start_; // end -> start, start -> end
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}
@@ -588,9 +716,9 @@ bool KernelModel::create(uint32_t id, uint64_t size, uint8_t domain)
 	p_->step();
 	return ok;
 }
-void KernelModel::submit(const CsReloc *relocs, uint32_t n, bool scores)
+void KernelModel::submit(const CsReloc *relocs, uint32_t n, bool scores, uint64_t time_us)
 {
-	p_->submit(relocs, n, scores);
+	p_->submit(relocs, n, scores, time_us);
 	p_->record();
 	p_->step();
 }
@@ -623,7 +751,8 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c)
 		case KernelTrace::Create: m.create(arg, t.size[arg], t.domain[arg]); break;
 		case KernelTrace::Cs: {
 			const KernelCs &cs = t.cs[arg];
-			m.submit(t.relocs.data() + cs.first, cs.n, cs.scores);
+			m.submit(t.relocs.data() + cs.first, cs.n, cs.scores,
+			         t.cs_us.size() == t.cs.size() ? t.cs_us[arg] : 0);
 			break;
 		}
 		case KernelTrace::Cpu: m.cpu_map(arg); break;

@@ -23,6 +23,25 @@ struct KernelConfig {
 	// accesses served from GTT, VRAM bandwidth, and a fixed cost per move.
 	double pcie_gbps = 8.0, vram_gbps = 232.0, move_latency_us = 20.0;
 	bool per_frame = false;         // keep per-frame move counts
+	// Stock 6.12 evicts every evictable BO for a BO larger than VRAM, then fails; the series'
+	// first patch (ttm_range_man_alloc() says -E2BIG) does not. true: stock.
+	bool flush_for_impossible = false;
+	// Window eviction (TTM's evict_window with the range manager, docs/kernel-model.md):
+	// candidates in eviction order go into a drm_mm scan, at most scan_max of them, until
+	// they and the free space around them hold the BO; only those inside that window are
+	// evicted. Off: TTM's walk alone.
+	bool scan = false;
+	uint32_t scan_max = 1024;
+	// With window eviction: scanned candidates outside the window that no submission used
+	// for cold_ms are evicted too (what the walk would have evicted, when it is cold).
+	// UINT32_MAX: never.
+	uint32_t cold_ms = UINT32_MAX;
+	// The time-based move budget (ttm_move_budget, amdgpu's design): budget_mbps MB/s of
+	// submission time (1 MB/s = 1 byte/us) accumulate, at most budget_cap_ms of them, and
+	// every byte moved is debited (debt allowed); a BO is moved to its preferred domain only
+	// while the submission's moves are under the budget. Off: radeon's per-submission threshold.
+	bool budget = false;
+	uint32_t budget_mbps = 1000, budget_cap_ms = 200;
 	// Kernel BOs pinned in VRAM at load, in this order, before any user BO (bytes each): the
 	// VGA stolen memory, the fbdev scanout, UVD's firmware (ensemble.h). Never evicted.
 	std::vector<uint64_t> pinned;
@@ -51,6 +70,13 @@ struct KernelResult {
 	uint64_t creates = 0, creates_refused = 0, cpu_maps = 0, destroys = 0, frames = 0;
 	uint64_t threshold_cs = 0;         // CS where the move threshold kept a BO in place
 	uint64_t threshold_bos = 0;        // BOs it kept in place
+	// window eviction (debugfs radeon_mm_stats): scans that found a window, scans that fell
+	// back to the walk (candidate bound), scans that found none with every candidate (no
+	// eviction: the BO cannot fit), pages the walk would have evicted and the window did not,
+	// cold candidates evicted beside a window
+	uint64_t windows = 0, window_fallbacks = 0, window_nofit = 0, window_saved_pages = 0,
+	         window_cold = 0;
+	uint64_t impossible_noevict = 0;   // allocations too large for VRAM, refused without eviction
 	uint64_t gtt_accesses = 0, gtt_access_bytes = 0; // CS buffers in GTT after validation
 	uint64_t stamp = 0;                // rdev->bo_use_stamp at the end
 	uint64_t digest = 0;               // FNV-1a of every live BO's (id, mem type, start page)
@@ -81,7 +107,8 @@ public:
 
 	// radeon_gem_create_ioctl(); false: refused (zero size, or no room in VRAM or GTT)
 	bool create(uint32_t id, uint64_t size, uint8_t domain);
-	void submit(const CsReloc *relocs, uint32_t n, bool scores); // radeon_cs_ioctl()
+	// radeon_cs_ioctl() at time_us (the move budget's clock; traces give it per submission)
+	void submit(const CsReloc *relocs, uint32_t n, bool scores, uint64_t time_us = 0);
 	void cpu_map(uint32_t id);
 	void destroy(uint32_t id);
 	void frame();
@@ -103,6 +130,8 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);
 struct KernelPolicy {
 	const char *name, *summary;
 	bool topdown, key; // placement: min-max at the threshold; eviction: by key
+	bool fit = false;  // no eviction for a BO larger than VRAM (the series; stock flushes)
+	bool scan = false, budget = false; // window eviction; the time-based move budget
 };
 const std::vector<KernelPolicy> &kernel_policies();
 const KernelPolicy &find_kernel_policy(const std::string &name); // std::invalid_argument
@@ -115,6 +144,8 @@ struct KernelChoice {
 	uint32_t topdown_kib;
 };
 KernelChoice kernel_choice(const std::string &name, uint32_t default_kib);
+// The configuration `base` (VRAM, costs, the mechanisms' parameters) running choice k.
+void apply_choice(const KernelChoice &k, KernelConfig &c);
 
 // The modelled transfer time (docs/kernel-model.md) of moved bytes, moves and bytes the GPU
 // read from GTT, with the GTT term scaled by gtt_factor (a cost band; 1 = the model's charge).

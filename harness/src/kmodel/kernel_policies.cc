@@ -13,7 +13,17 @@ const std::vector<KernelPolicy> &kernel_policies()
 	        {"minmax", "large BOs top-down (radeon.topdown_threshold), LRU eviction", true, false},
 	        {"key", "bottom-up, eviction by key from the scores the trace sent (radeon.bo_score=1)",
 	         false, true},
-	        {"minmax+key", "both: what the series ships", true, true},
+	        {"minmax+key", "both: what the series v2 shipped", true, true},
+	        {"fit", "lru, no eviction for a BO larger than VRAM (the series' first patch)", false,
+	         false, true},
+	        {"window", "fit + window eviction: a drm_mm scan picks the victims", false, false, true,
+	         true},
+	        {"budget", "fit + the time-based move budget instead of radeon's threshold", false,
+	         false, true, false, true},
+	        {"window+budget", "fit + window eviction + the move budget", false, false, true, true,
+	         true},
+	        {"minmax+window+budget", "the same with large BOs top-down", true, false, true, true,
+	         true},
 	};
 	return p;
 }
@@ -27,6 +37,15 @@ const KernelPolicy &find_kernel_policy(const std::string &name)
 	for (auto &p : kernel_policies())
 		known += std::string(known.empty() ? "" : ", ") + p.name;
 	throw std::invalid_argument("unknown kernel-model policy \"" + name + "\" (known: " + known + ")");
+}
+
+void apply_choice(const KernelChoice &k, KernelConfig &c)
+{
+	c.topdown_kib = k.topdown_kib;
+	c.bo_score = k.policy->key;
+	c.flush_for_impossible = !k.policy->fit;
+	c.scan = k.policy->scan;
+	c.budget = k.policy->budget;
 }
 
 KernelChoice kernel_choice(const std::string &name, uint32_t default_kib)

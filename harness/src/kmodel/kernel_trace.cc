@@ -65,7 +65,7 @@ public:
 		c.scores = scores_;
 		t_.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t_.cs.size())));
 		t_.cs.push_back(c);
-		t_.cs_ms.push_back(uint32_t(ms_));
+		t_.cs_us.push_back(ms_ * 1000);
 		t_.synthesized = true;
 	}
 
@@ -128,6 +128,7 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 			}
 			t.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t.cs.size())));
 			t.cs.push_back(c);
+			t.cs_us.push_back(e.time_us);
 			break;
 		}
 		case EventType::Cpu:
@@ -153,14 +154,12 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 	if (has_cs && has_access)
 		throw TraceError(name + ": the trace mixes CS records with READ/WRITE records");
 	t.accesses = t.relocs.size();
-	if (!t.synthesized)
-		t.cs_ms.clear();
 	return t;
 }
 
 KernelTrace with_period(const KernelTrace &t, uint32_t period_ms)
 {
-	if (!t.synthesized || period_ms <= 1 || t.cs_ms.size() != t.cs.size())
+	if (!t.synthesized || period_ms <= 1 || t.cs_us.size() != t.cs.size())
 		return t;
 	KernelTrace o;
 	o.name = t.name;
@@ -178,7 +177,7 @@ KernelTrace with_period(const KernelTrace &t, uint32_t period_ms)
 	o.relocs.reserve(t.relocs.size());
 	std::vector<uint32_t> slot; // per buffer: its relocation in the open submission
 	bool open = false;
-	uint32_t bucket = 0;
+	uint64_t bucket = 0;
 	for (uint32_t op : t.ops) {
 		if (KernelTrace::Op(op >> KernelTrace::kShift) != KernelTrace::Cs) {
 			open = false;
@@ -187,15 +186,15 @@ KernelTrace with_period(const KernelTrace &t, uint32_t period_ms)
 		}
 		const uint32_t ci = op & KernelTrace::kMask;
 		const KernelCs &c = t.cs[ci];
-		if (!open || t.cs_ms[ci] / period_ms != bucket) {
+		if (!open || t.cs_us[ci] / 1000 / period_ms != bucket) {
 			open = true;
-			bucket = t.cs_ms[ci] / period_ms;
+			bucket = t.cs_us[ci] / 1000 / period_ms;
 			KernelCs n;
 			n.first = uint32_t(o.relocs.size());
 			n.ring = c.ring;
 			o.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(o.cs.size())));
 			o.cs.push_back(n);
-			o.cs_ms.push_back(bucket * period_ms);
+			o.cs_us.push_back(bucket * period_ms * 1000);
 		}
 		KernelCs &cur = o.cs.back();
 		cur.scores |= c.scores;

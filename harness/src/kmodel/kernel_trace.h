@@ -39,7 +39,7 @@ struct KernelTrace {
 	uint64_t impossible = 0;       // impossible creates in the source (filters.h), kept or skipped
 	uint64_t impossible_events = 0; // with OnImpossible::Skip: later events on them dropped
 	uint64_t accesses = 0;         // buffer uses in all CS (relocations)
-	std::vector<uint32_t> cs_ms;   // synthesized: each CS's millisecond (with_period())
+	std::vector<uint64_t> cs_us;   // each CS's time (synthesized: its millisecond's start)
 	std::vector<uint64_t> frame_us; // the time of each FRAME record (frame durations)
 	bool truncated = false;        // a v2 file cut short, read up to its last FRAME
 };

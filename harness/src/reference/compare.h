@@ -43,6 +43,12 @@ inline std::string differ(const KernelResult &a, const KernelResult &b)
 	VRAMLAB_CMP(gtt_access_bytes)
 	VRAMLAB_CMP(vram_in_from_gtt)
 	VRAMLAB_CMP(stamp)
+	VRAMLAB_CMP(windows)
+	VRAMLAB_CMP(window_fallbacks)
+	VRAMLAB_CMP(window_nofit)
+	VRAMLAB_CMP(window_saved_pages)
+	VRAMLAB_CMP(window_cold)
+	VRAMLAB_CMP(impossible_noevict)
 	VRAMLAB_CMP(digest)
 #undef VRAMLAB_CMP
 	return "";

@@ -242,8 +242,10 @@ struct NaiveKernel {
 	const KernelConfig &c;
 	std::vector<KHole> holes; // by address
 	uint64_t hole_seq = 0, lru_seq = 0, used = 0, stamp = 4096, bytes_moved = 0;
+	uint64_t now = 0, last = 0; // the move budget's clock
+	int64_t budget = 0;         // us of moves; negative: debt
 	struct B {
-		uint64_t pages = 0, start = 0, evict_key = 0, key = 0, seq = 0;
+		uint64_t pages = 0, start = 0, evict_key = 0, key = 0, seq = 0, used_us = 0;
 		uint32_t cs_score = 0;
 		uint8_t mem = None;
 		bool reserved = false;
@@ -348,7 +350,7 @@ struct NaiveKernel {
 		}
 		account(id, from, to, evict);
 	}
-	bool evict_alloc(uint32_t id)
+	std::vector<uint32_t> eviction_order()
 	{
 		std::vector<uint32_t> order;
 		for (uint32_t i = 0; i < bo.size(); i++)
@@ -357,7 +359,20 @@ struct NaiveKernel {
 		std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
 			return bo[a].key != bo[b].key ? bo[a].key < bo[b].key : bo[a].seq < bo[b].seq;
 		});
-		for (uint32_t v : order) {
+		return order;
+	}
+	bool evict_alloc(uint32_t id)
+	{
+		if (!c.flush_for_impossible && bo[id].pages > c.vram / kPage) {
+			r.impossible_noevict++;
+			return false;
+		}
+		if (c.scan) {
+			const int w = window(id);
+			if (w >= 0)
+				return w == 1;
+		}
+		for (uint32_t v : eviction_order()) {
 			if (bo[v].reserved)
 				continue;
 			move(v, MemGtt, true);
@@ -365,6 +380,70 @@ struct NaiveKernel {
 				return true;
 		}
 		return false;
+	}
+	// Window eviction written as "which prefix of the candidates, if it were gone, first
+	// leaves a free stretch around its last member that holds the BO": the free stretches
+	// with the prefix removed are recomputed from scratch for every prefix. 1: fitted in the
+	// window, 0: no candidate set can make room (nothing evicted), -1: bound hit (the walk).
+	int window(uint32_t id)
+	{
+		const uint64_t size = bo[id].pages, vram_pages = c.vram / kPage;
+		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		std::vector<uint32_t> cand;
+		for (uint32_t v : eviction_order())
+			if (!bo[v].reserved)
+				cand.push_back(v);
+		uint64_t hit = UINT64_MAX;
+		size_t k = 0;
+		for (; k < cand.size() && k < c.scan_max && hit == UINT64_MAX; k++) {
+			std::vector<bool> busy(vram_pages, false);
+			for (uint32_t i = 0; i < bo.size(); i++)
+				if (bo[i].mem == MemVram &&
+				    std::find(cand.begin(), cand.begin() + k + 1, i) == cand.begin() + k + 1)
+					for (uint64_t p = bo[i].start; p < bo[i].start + bo[i].pages; p++)
+						busy[p] = true;
+			uint64_t lo = bo[cand[k]].start, hi = lo + bo[cand[k]].pages;
+			while (lo > 0 && !busy[lo - 1])
+				lo--;
+			while (hi < vram_pages && !busy[hi])
+				hi++;
+			if (hi - lo >= size)
+				hit = high ? hi - size : lo;
+		}
+		if (hit == UINT64_MAX) {
+			if (cand.size() > c.scan_max) {
+				r.window_fallbacks++;
+				return -1;
+			}
+			r.window_nofit++;
+			return 0;
+		}
+		r.windows++;
+		for (size_t i = 0; i < k; i++) {
+			const uint32_t v = cand[i];
+			const bool inside = bo[v].start < hit + size && hit < bo[v].start + bo[v].pages;
+			const bool cold = c.cold_ms != UINT32_MAX && now - bo[v].used_us >= c.cold_ms * 1000ull;
+			if (inside || cold) {
+				r.window_cold += !inside;
+				move(v, MemGtt, true);
+			} else {
+				r.window_saved_pages += bo[v].pages;
+			}
+		}
+		// the node at `hit`: the hole holding it loses it, its parts are added below then above
+		for (size_t i = 0; i < holes.size(); i++)
+			if (holes[i].start <= hit && hit + size <= holes[i].start + holes[i].pages) {
+				const KHole h = holes[i];
+				holes.erase(holes.begin() + i);
+				if (h.start < hit)
+					add_hole(h.start, hit - h.start);
+				if (hit + size < h.start + h.pages)
+					add_hole(hit + size, h.start + h.pages - hit - size);
+				bo[id].start = hit;
+				used += size;
+				return 1;
+			}
+		throw std::logic_error("naive: the window is not free");
 	}
 	bool validate(uint32_t id, uint8_t domain)
 	{
@@ -404,8 +483,9 @@ struct NaiveKernel {
 		uint32_t id, prio, score;
 		uint8_t pref, allowed;
 	};
-	void submit(const KernelCs &cs)
+	void submit(const KernelCs &cs, uint64_t cs_time)
 	{
+		now = cs_time; // the clock moves for a refused submission too
 		std::vector<E> list;
 		for (uint32_t i = 0; i < cs.n; i++) {
 			const CsReloc &rl = t.relocs[cs.first + i];
@@ -430,13 +510,26 @@ struct NaiveKernel {
 		for (const E &e : head)
 			bo[e.id].reserved = true;
 		const uint64_t u = used * kPage, half = c.vram >> 1;
-		const uint64_t thr = std::max<uint64_t>(((u >= half ? 0 : half - u) >> 1), 1 << 20);
+		uint64_t thr = std::max<uint64_t>(((u >= half ? 0 : half - u) >> 1), 1 << 20);
+		if (c.budget) {
+			// amdgpu's rule: time accrues (capped), a quarter of the free VRAM when an eighth
+			// is free, bytes at the rate
+			const int64_t cap = c.budget_cap_ms * 1000ll;
+			const int64_t since = now > last ? int64_t(now - last) : 0;
+			last = std::max(last, now);
+			budget = std::min<int64_t>(budget + std::min(since, cap), cap); // clamped every time
+			const uint64_t free = c.vram > u ? c.vram - u : 0;
+			if (free >= c.vram / 8)
+				budget = std::max<int64_t>(budget, int64_t(free / 4 / c.budget_mbps));
+			thr = budget > 0 ? uint64_t(budget) * c.budget_mbps : 0;
+		}
 		bytes_moved = 0;
 		bool kept = false;
 		for (const E &e : head) {
 			uint8_t d = e.pref;
 			const uint8_t cur = bo[e.id].mem == MemVram ? DomainVram : DomainGtt;
-			if ((e.allowed & cur) && !(d & cur) && bytes_moved > thr) {
+			const bool over = c.budget ? bytes_moved >= thr : bytes_moved > thr;
+			if ((e.allowed & cur) && !(d & cur) && over) {
 				d = cur;
 				kept = true;
 				r.threshold_bos++;
@@ -445,8 +538,12 @@ struct NaiveKernel {
 				throw std::logic_error("naive: validation failed");
 		}
 		r.threshold_cs += kept;
-		for (const E &e : head)
+		if (c.budget)
+			budget -= int64_t(bytes_moved / c.budget_mbps);
+		for (const E &e : head) {
 			bo[e.id].cs_score = e.score;
+			bo[e.id].used_us = now;
+		}
 		for (const E &e : dups)
 			bo[e.id].cs_score = std::max(bo[e.id].cs_score, e.score);
 		for (const E &e : head)
@@ -474,7 +571,9 @@ struct NaiveKernel {
 			const uint32_t arg = op & KernelTrace::kMask;
 			switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
 			case KernelTrace::Create: create(arg); break;
-			case KernelTrace::Cs: submit(t.cs[arg]); break;
+			case KernelTrace::Cs:
+				submit(t.cs[arg], t.cs_us.size() == t.cs.size() ? t.cs_us[arg] : 0);
+				break;
 			case KernelTrace::Cpu: r.cpu_maps++; break;
 			case KernelTrace::Destroy:
 				if (bo[arg].mem != None) {
@@ -524,6 +623,7 @@ template <class Next> RandomTraces make_random(Next next, size_t max_events)
 	KernelTrace &kt = out.kernel;
 	ct.name = kt.name = "random";
 	std::vector<uint32_t> live;
+	uint64_t time_us = 0;
 	static const uint64_t kSizes[] = {0, 1, 4096, 5000, 8192, 16384, 65536, 3 * 65536, 1 << 20};
 	for (size_t i = 0; i < max_events; i++) {
 		const uint32_t r = next();
@@ -575,6 +675,8 @@ template <class Next> RandomTraces make_random(Next next, size_t max_events)
 			}
 			kt.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(kt.cs.size())));
 			kt.cs.push_back(cs);
+			time_us += (r >> 28) * 250; // 0..3.75 ms apart: the move budget's clock
+			kt.cs_us.push_back(time_us);
 		}
 	}
 	kt.accesses = kt.relocs.size();

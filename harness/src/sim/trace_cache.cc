@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr char kMagic[8] = {'v', 'r', 'l', 'c', 'a', 'c', 'h', 'e'};
-constexpr uint32_t kVersion = 2; // bump when a cached structure changes
+constexpr uint32_t kVersion = 3; // bump when a cached structure changes
 
 fs::path cache_dir()
 {
@@ -221,7 +221,7 @@ KernelTrace cached_kernel(const std::string &path, ReplayOptions mode,
 		        o.vec(t.size);
 		        o.vec(t.domain);
 		        o.vec(t.prio);
-		        o.vec(t.cs_ms);
+		        o.vec(t.cs_us);
 		        o.vec(t.frame_us);
 		        o.pod(t.synthesized);
 		        o.pod(t.skipped);
@@ -232,7 +232,7 @@ KernelTrace cached_kernel(const std::string &path, ReplayOptions mode,
 	        },
 	        [](In &i, KernelTrace &t) {
 		        return i.str(t.name) && i.vec(t.ops) && i.vec(t.cs) && i.vec(t.relocs) &&
-		               i.vec(t.size) && i.vec(t.domain) && i.vec(t.prio) && i.vec(t.cs_ms) &&
+		               i.vec(t.size) && i.vec(t.domain) && i.vec(t.prio) && i.vec(t.cs_us) &&
 		               i.vec(t.frame_us) &&
 		               i.pod(t.synthesized) && i.pod(t.skipped) && i.pod(t.accesses) &&
 		               read_repair(i, t.repair) && i.pod(t.impossible) &&
