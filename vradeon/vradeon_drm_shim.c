@@ -12,6 +12,9 @@
  *   VRADEON_TOPDOWN_THRESHOLD=512    radeon.topdown_threshold (KiB; 0 = off)
  *   VRADEON_BO_SCORE=0               radeon.bo_score (1: evict by key)
  *   VRADEON_BO_SCORE_WINDOW=256      radeon.bo_score_window
+ *   VRADEON_EVICT_WINDOW=0           radeon.evict_window (window eviction: candidates; 0 = off)
+ *   VRADEON_MOVE_BUDGET_MBPS=0       radeon.move_budget_mbps (time-based move budget; 0 = off)
+ *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
  *   VRADEON_KMS_MINOR=51             the KMS minor reported (50: no score chunk accepted)
  *   VRADEON_COUNTERS=FILE            the model's figures as JSON, at exit and on SIGUSR1
  *                                    ("%p" = the process id)
@@ -578,6 +581,9 @@ drm_shim_driver_init(void)
       .topdown_kib = debug_get_num_option("VRADEON_TOPDOWN_THRESHOLD", 512),
       .bo_score = debug_get_num_option("VRADEON_BO_SCORE", 0) != 0,
       .window = debug_get_num_option("VRADEON_BO_SCORE_WINDOW", 256),
+      .evict_window = debug_get_num_option("VRADEON_EVICT_WINDOW", 0),
+      .move_budget_mbps = debug_get_num_option("VRADEON_MOVE_BUDGET_MBPS", 0),
+      .move_budget_ms = debug_get_num_option("VRADEON_MOVE_BUDGET_MS", 200),
    };
    char err[256], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");

@@ -63,13 +63,12 @@ const KernelTrace &ktrace(const std::string &name)
 }
 
 // Entries as the thesis model counts them: creates, destroys, CPU maps and buffer uses.
-void BM_Kernel(benchmark::State &state, bool topdown, bool key, const std::string &name)
+void BM_Kernel(benchmark::State &state, const std::string &policy, const std::string &name)
 {
 	const KernelTrace &t = ktrace(name);
 	KernelConfig c;
 	c.vram = uint64_t(state.range(0)) << 20;
-	c.topdown_kib = topdown ? 512 : 0;
-	c.bo_score = key;
+	apply_choice(kernel_choice(policy, 512), c);
 	uint64_t evictions = 0;
 	for (auto _ : state)
 		evictions = simulate_kernel(t, c).evictions();
@@ -120,10 +119,10 @@ int main(int argc, char **argv)
 		    ->Unit(benchmark::kMillisecond);
 	}
 	for (const char *name : {"nexuiz1.bin", "lugaru1.bin"})
-		for (auto [pname, td, key] : {std::tuple{"lru", false, false}, {"minmax+key", true, true}})
+		for (const char *pname : {"lru", "minmax+key", "window", "window+budget"})
 			benchmark::RegisterBenchmark(
 			    (std::string("kernel/") + pname + "/" + name).c_str(),
-			    [=](benchmark::State &s) { BM_Kernel(s, td, key, name); })
+			    [=](benchmark::State &s) { BM_Kernel(s, pname, name); })
 			    ->Arg(64)
 			    ->Arg(256)
 			    ->Unit(benchmark::kMillisecond);

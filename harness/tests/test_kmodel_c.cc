@@ -84,6 +84,13 @@ TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 	c = {1 << 20, 0, 1, 5000};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
+	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000}}) {
+		err[0] = 0;
+		EXPECT_EQ(vramlab_kmodel_new(&bad, err, sizeof(err)), nullptr);
+		EXPECT_NE(std::string(err).find("evict_window must be"), std::string::npos) << err;
+	}
 }
 
 TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
@@ -119,8 +126,11 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 {
 	const KernelTrace t = load_kernel_trace(VRAMLAB_SOURCE_DIR "/../traces/supertuxkart2.bin");
 	const std::string path = testing::TempDir() + "kmodel_c_record.vrl";
+	// the series v2 (min-max + key) and the new mechanisms: window eviction and the move
+	// budget, whose clock is the submission's time: the recording keeps it
+	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0},
+	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5}}) {
 	std::remove(path.c_str());
-	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256};
 	char err[256];
 	vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
 	ASSERT_NE(m, nullptr) << err;
@@ -137,7 +147,12 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	KernelConfig c;
 	c.vram = cc.vram_bytes;
 	c.topdown_kib = cc.topdown_kib;
-	c.bo_score = true;
+	c.bo_score = cc.bo_score;
+	c.scan = cc.evict_window;
+	c.scan_max = cc.evict_window ? cc.evict_window : c.scan_max;
+	c.budget = cc.move_budget_mbps;
+	c.budget_mbps = cc.move_budget_mbps ? cc.move_budget_mbps : c.budget_mbps;
+	c.budget_cap_ms = cc.move_budget_ms;
 	const KernelResult r = simulate_kernel(back, c);
 	EXPECT_GT(live.evictions, 0u);
 	EXPECT_EQ(r.evictions(), live.evictions);
@@ -147,7 +162,14 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	EXPECT_EQ(r.creates_refused, live.creates_refused);
 	EXPECT_EQ(r.gtt_accesses, live.gtt_accesses);
 	EXPECT_EQ(r.frames, live.frames);
+	EXPECT_EQ(r.threshold_cs, live.threshold_cs);
+	if (cc.move_budget_mbps)
+		EXPECT_GT(r.threshold_cs, 0u); // the budget kept buffers in GTT
 	std::remove(path.c_str());
+	}
+	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0};
+	char err[256];
+	vramlab_kmodel *m;
 	EXPECT_EQ(vramlab_kmodel_record(m = vramlab_kmodel_new(&cc, nullptr, 0), "/nonexistent/x.vrl",
 	                                nullptr, err, sizeof(err)),
 	          -1);

@@ -34,13 +34,19 @@ struct vramlab_kmodel {
 			}
 		}
 	}
-	void record(Event e)
+	uint64_t now_us() const
+	{
+		return uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
+		                        std::chrono::steady_clock::now() - t0)
+		                        .count());
+	}
+	// time: the operation's, when the model used it (a submission: the move budget's clock,
+	// so that a replay of the recording sees the same time)
+	void record(Event e, uint64_t time = UINT64_MAX)
 	{
 		if (!trace)
 			return;
-		e.time_us = uint64_t(std::chrono::duration_cast<std::chrono::microseconds>(
-		                             std::chrono::steady_clock::now() - t0)
-		                             .count());
+		e.time_us = time == UINT64_MAX ? now_us() : time;
 		try {
 			trace->write(e);
 		} catch (const std::exception &ex) { // a full disk: stop recording, keep modelling
@@ -70,11 +76,22 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 		set_err(err, err_size, "bo_score_window must be 1..4096");
 		return nullptr;
 	}
+	if (c->evict_window > 65536 || c->move_budget_mbps > 1000000 || c->move_budget_ms > 10000 ||
+	    (c->move_budget_mbps && !c->move_budget_ms)) {
+		set_err(err, err_size, "evict_window must be 0..65536, move_budget_mbps 0..1000000 "
+		                       "and move_budget_ms 1..10000");
+		return nullptr;
+	}
 	KernelConfig k;
 	k.vram = c->vram_bytes;
 	k.topdown_kib = c->topdown_kib;
 	k.bo_score = c->bo_score != 0;
 	k.window = c->window;
+	k.scan = c->evict_window != 0;
+	k.scan_max = c->evict_window ? c->evict_window : k.scan_max;
+	k.budget = c->move_budget_mbps != 0;
+	k.budget_mbps = c->move_budget_mbps ? c->move_budget_mbps : k.budget_mbps;
+	k.budget_cap_ms = c->move_budget_ms ? c->move_budget_ms : k.budget_cap_ms;
 	k.per_frame = true;
 	try {
 		return new vramlab_kmodel(k);
@@ -105,13 +122,14 @@ void vramlab_kmodel_submit(vramlab_kmodel *m, const vramlab_kmodel_reloc *relocs
 	for (uint32_t i = 0; i < n; i++)
 		m->relocs[i] = {relocs[i].id, relocs[i].read_domains, relocs[i].write_domain,
 		                relocs[i].prio, relocs[i].score};
-	m->model.submit(m->relocs.data(), n, scores != 0);
+	const uint64_t now = m->now_us();
+	m->model.submit(m->relocs.data(), n, scores != 0, now);
 	Event e;
 	e.type = EventType::Cs;
 	e.cs_scores = scores != 0;
 	e.nrelocs = n;
 	e.relocs = m->relocs.data();
-	m->record(e);
+	m->record(e, now);
 }
 
 namespace {
@@ -197,7 +215,10 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		j["config"] = {{"vram_bytes", m->config.vram},
 		               {"topdown_kib", m->config.topdown_kib},
 		               {"bo_score", m->config.bo_score},
-		               {"window", m->config.window}};
+		               {"window", m->config.window},
+		               {"evict_window", m->config.scan ? m->config.scan_max : 0},
+		               {"move_budget_mbps", m->config.budget ? m->config.budget_mbps : 0},
+		               {"move_budget_ms", m->config.budget_cap_ms}};
 		nlohmann::json frames = nlohmann::json::array();
 		std::vector<double> times;
 		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++) {
