@@ -47,7 +47,8 @@ class DryRun(unittest.TestCase):
         self.assertEqual(pos, sorted(pos), cmds)
         # the diff shows the new command line, the old vramlimit replaced
         self.assertIn('+GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=256 '
-                      'radeon.topdown_threshold=512 radeon.bo_score=1"', out)
+                      'radeon.topdown_threshold=512 radeon.bo_score=1 radeon.evict_window=0 '
+                      'radeon.move_budget_mbps=0 radeon.move_budget_ms=200"', out)
         self.assertIn('-GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=128"', out)
         with open(self.grub) as f:
             self.assertEqual(f.read(), self.grub_text)  # dry run: unchanged
@@ -118,13 +119,15 @@ class DryRun(unittest.TestCase):
     def test_verify(self):
         params = os.path.join(self.tmp.name, "params")
         os.mkdir(params)
-        for p, v in (("vramlimit", "256"), ("topdown_threshold", "512"), ("bo_score", "1")):
+        for p, v in (("vramlimit", "256"), ("topdown_threshold", "512"), ("bo_score", "1"),
+                     ("evict_window", "0"), ("move_budget_mbps", "0"), ("move_budget_ms", "200")):
             with open(os.path.join(params, p), "w") as f:
                 f.write(v + "\n")
         cmdline = os.path.join(self.tmp.name, "cmdline")
         with open(cmdline, "w") as f:
             f.write("BOOT_IMAGE=/vmlinuz root=/dev/sda1 radeon.vramlimit=256 "
-                    "radeon.topdown_threshold=512 radeon.bo_score=1\n")
+                    "radeon.topdown_threshold=512 radeon.bo_score=1 radeon.evict_window=0 "
+                    "radeon.move_budget_mbps=0 radeon.move_budget_ms=200\n")
         rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "256",
                           "--proc-cmdline", cmdline, "--sys-params", params)
         self.assertEqual(rc, 0, err)
@@ -136,6 +139,77 @@ class DryRun(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertIn("radeon.vramlimit=256, want 128", err)
         self.assertIn("bo_score: 0, want 1", err)
+
+
+class Modes(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.grub = os.path.join(self.tmp.name, "grub")
+        with open(self.grub, "w") as f:
+            f.write('GRUB_CMDLINE_LINUX_DEFAULT="quiet"\n')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def cmdline(self, *opts):
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
+                          "--grub", self.grub, *opts)
+        self.assertEqual(rc, 0, err)
+        line = next(l for l in out.splitlines() if l.startswith("+GRUB_CMDLINE_LINUX_DEFAULT"))
+        return line.split('"')[1].split()
+
+    def test_a_mode_sets_its_parameters_and_an_option_overrides_it(self):
+        words = self.cmdline("--mode", "window+budget")
+        for w in ("radeon.topdown_threshold=0", "radeon.bo_score=0", "radeon.evict_window=1024",
+                  "radeon.move_budget_mbps=1000", "radeon.move_budget_ms=200"):
+            self.assertIn(w, words)
+        words = self.cmdline("--mode", "window+budget", "--move-budget-mbps", "500")
+        self.assertIn("radeon.move_budget_mbps=500", words)
+        self.assertIn("radeon.evict_window=1024", words)
+        words = self.cmdline("--mode", "stock")
+        for w in ("radeon.topdown_threshold=0", "radeon.bo_score=0", "radeon.evict_window=0",
+                  "radeon.move_budget_mbps=0"):
+            self.assertIn(w, words)
+
+    def test_out_of_range_parameters_are_refused_by_name(self):
+        for opt, bad in (("--evict-window", "65537"), ("--move-budget-mbps", "-1"),
+                         ("--move-budget-ms", "0"), ("--move-budget-ms", "10001"),
+                         ("--evict-window", "x")):
+            rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
+                              "--grub", self.grub, opt, bad)
+            self.assertEqual(rc, 2, (opt, bad))
+            self.assertIn(opt, err)
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
+                          "--grub", self.grub, "--mode", "lru")
+        self.assertEqual(rc, 2)
+        self.assertIn("invalid choice", err)
+
+    def test_run_names_the_results_by_the_booted_mode(self):
+        params = os.path.join(self.tmp.name, "params")
+        os.mkdir(params)
+        values = {"topdown_threshold": 0, "bo_score": 0, "evict_window": 1024,
+                  "move_budget_mbps": 0, "move_budget_ms": 200}
+        for p, v in values.items():
+            with open(os.path.join(params, p), "w") as f:
+                f.write(f"{v}\n")
+        res = os.path.join(self.tmp.name, "results")
+        args = ("--dry-run", "--allow-no-radeon", "run", "--results", res, "--tests",
+                "openarena", "--pts", "/nonexistent/pts", "--sys-params", params)
+        rc, out, err = hw(*args)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("the booted kernel's mode: window", out)
+        self.assertIn("TEST_RESULTS_NAME=vramlab-vramlimit-unknown-window", out)
+        with open(os.path.join(params, "move_budget_mbps"), "w") as f:
+            f.write("1000\n")
+        rc, out, err = hw(*args)
+        self.assertIn("the booted kernel's mode: window+budget", out)
+        with open(os.path.join(params, "move_budget_mbps"), "w") as f:
+            f.write("7\n")
+        rc, out, err = hw(*args)
+        self.assertIn("the booted kernel's mode: custom", out)
+        os.remove(os.path.join(params, "evict_window"))
+        rc, out, err = hw(*args)
+        self.assertIn("the booted kernel's mode: unknown", out)
 
 
 if __name__ == "__main__":
