@@ -258,6 +258,8 @@ expect_fail "pcie not a number" '\-\-pcie-gbps "fast" is not a number' "$bin" de
 mkdir -p "$work/emptylive"
 expect_fail "empty live dir" 'emptylive: no trace files' "$bin" decide --corpus "$traces" --live "$work/emptylive" --json "$work/no.json"
 expect_fail "baseline not lru" 'the first policy must be lru' "$bin" decide --policies minmax,lru --corpus "$traces"
+expect_fail "oracle without key" 'window:oracle": an oracle sends scores' "$bin" decide --policies lru,window:oracle --corpus "$traces"
+expect_fail "oracle of nothing" 'unknown kernel-model policy "nope"' "$bin" decide --policies lru,nope:oracle --corpus "$traces"
 [ ! -e "$work/no.json" ] && ok || bad "a refused decide wrote its JSON"
 "$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --live "$traces/live" --vram 32 --live-vram 8 --ensemble 2 \
 	--gtt-cost 1,4 --json "$work/d.json" >"$work/d.txt" 2>&1 || bad "decide: $(cat "$work/d.txt")"

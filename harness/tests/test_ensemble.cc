@@ -7,6 +7,7 @@
 #include "kmodel/ensemble.h"
 #include "kmodel/kernel_model.h"
 #include "kmodel/kernel_trace.h"
+#include "kmodel/oracle.h"
 #include "mlp/mlp.h"
 #include "train/objective.h"
 
@@ -219,4 +220,49 @@ TEST(Ensemble, ANetworksScoresAreTheOnesMesaSentButForItsSpecialBuffers)
 	EXPECT_GT(scored, 1000u);
 	EXPECT_GT(same, scored * 3 / 4);
 	EXPECT_TRUE(std::all_of(s.cs.begin(), s.cs.end(), [](const KernelCs &c) { return c.scores; }));
+}
+
+TEST(Oracle, EachScoreSaysHowFarAwayTheNextUseIsAsFarAsTheKeyCanSay)
+{
+	// every relocation's key offset is (submissions to the BO's next use) - 1, capped by the
+	// window; checked against a search forward from each submission
+	const KernelTrace t = load_kernel_trace(test::repo_trace("nexuiz1.bin"));
+	for (uint32_t w : {4u, 256u}) {
+		const KernelTrace o = with_oracle_scores(t, w);
+		ASSERT_EQ(o.relocs.size(), t.relocs.size());
+		size_t checked = 0;
+		for (size_t c = 0; c < o.cs.size(); c += 97) {
+			EXPECT_TRUE(o.cs[c].scores);
+			for (uint32_t k = 0; k < o.cs[c].n; k++) {
+				const uint32_t id = o.relocs[o.cs[c].first + k].id;
+				uint64_t d = w;
+				for (size_t n = c + 1; n < o.cs.size() && n - c < w; n++) {
+					const KernelCs &x = o.cs[n];
+					if (std::any_of(o.relocs.begin() + x.first, o.relocs.begin() + x.first + x.n,
+					                [&](const CsReloc &r) { return r.id == id; })) {
+						d = n - c;
+						break;
+					}
+				}
+				const uint32_t s = o.relocs[o.cs[c].first + k].score;
+				EXPECT_EQ(radeon_evict_key(1000, s, w), 1000 - (d - 1)) << c << " " << id;
+				checked++;
+			}
+		}
+		EXPECT_GT(checked, 1000u);
+	}
+}
+
+TEST(Oracle, KeyOrderWithTheOraclesScoresIsNotLru)
+{
+	// the oracle's scores change the eviction order (else the decision table's reference rows
+	// would be lru under another name), and they never come from the trace itself
+	const KernelTrace t = load_kernel_trace(test::repo_trace("supertuxkart2.bin"));
+	KernelConfig c;
+	c.vram = 64 << 20;
+	const KernelResult lru = simulate_kernel(t, c);
+	c.bo_score = true;
+	const KernelResult oracle = simulate_kernel(with_oracle_scores(t, c.window), c);
+	EXPECT_NE(lru.digest, oracle.digest);
+	EXPECT_LT(oracle.bytes_to_vram(), lru.bytes_to_vram());
 }

@@ -8,12 +8,14 @@
 #include <cstdio>
 #include <fstream>
 #include <mutex>
+#include <string_view>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <unistd.h>
 
 #include "cli/commands.h"
 #include "kmodel/kernel_json.h"
+#include "kmodel/oracle.h"
 #include "sim/run.h"
 #include "mlp/mlp.h"
 #include "sim/parallel.h"
@@ -92,6 +94,19 @@ double frame_p99(const TraceMeta &t, const Fig &f, const KernelConfig &c, const 
 
 } // namespace
 
+KernelChoice decide_choice(const std::string &name, uint32_t default_kib, bool &oracle)
+{
+	constexpr std::string_view kOracle = ":oracle";
+	oracle = name.size() > kOracle.size() && name.ends_with(kOracle);
+	const KernelChoice k =
+	        kernel_choice(oracle ? name.substr(0, name.size() - kOracle.size()) : name, default_kib);
+	if (oracle && !k.policy->key)
+		throw std::invalid_argument("policy \"" + name + "\": an oracle sends scores, so the "
+		                            "policy must evict by key (key, minmax+key, window+key, "
+		                            "window+budget+key)");
+	return k;
+}
+
 void run_decide(const DecideArgs &a)
 {
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
@@ -108,14 +123,24 @@ void run_decide(const DecideArgs &a)
 		throw CLI::ValidationError("TRACE", "no traces given");
 	std::vector<KernelChoice> choices;
 	std::vector<std::string> names = a.policies;
-	for (auto &p : a.policies)
-		choices.push_back(kernel_choice(p, a.config.topdown_kib));
+	std::vector<bool> oracle;
+	for (auto &p : a.policies) {
+		bool o = false;
+		try {
+			choices.push_back(decide_choice(p, a.config.topdown_kib, o));
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError("--policies", e.what());
+		}
+		oracle.push_back(o);
+	}
+	const bool any_oracle = std::find(oracle.begin(), oracle.end(), true) != oracle.end();
 	Mlp mlp;
 	const bool net = !a.weights.empty();
 	if (net) { // the last policy: min-max + key with the network's scores
 		mlp = Mlp::load(a.weights);
 		names.push_back("minmax+key:" + base_name(a.weights).substr(0, base_name(a.weights).rfind('.')));
 		choices.push_back(kernel_choice("minmax+key", a.config.topdown_kib));
+		oracle.push_back(false);
 	}
 	const size_t net_p = net ? choices.size() - 1 : SIZE_MAX;
 	if (choices.empty() || choices[0].policy != &find_kernel_policy("lru") || choices[0].topdown_kib)
@@ -165,10 +190,10 @@ void run_decide(const DecideArgs &a)
 		std::vector<size_t> run_as(P);
 		for (size_t p = 0; p < P; p++) {
 			run_as[p] = p;
-			if (!m.scores && choices[p].policy->key && p != net_p)
+			if (!m.scores && choices[p].policy->key && p != net_p && !oracle[p])
 				for (size_t q = 0; q < P; q++)
 					if (!choices[q].policy->key && same_but_key(choices[q], choices[p]) &&
-					    q != net_p)
+					    q != net_p && !oracle[q])
 						run_as[p] = q;
 		}
 		std::vector<uint32_t> periods;
@@ -194,6 +219,8 @@ void run_decide(const DecideArgs &a)
 				for (size_t s = 0; s < tsz.size(); s++)
 					scored.push_back(scored_trace(tt, mlp, tsz[s]));
 			}
+			const KernelTrace oracle_kt =
+			        any_oracle ? with_oracle_scores(kp, a.config.window) : KernelTrace{};
 			struct Task {
 				size_t s, p, v;
 			};
@@ -215,7 +242,8 @@ void run_decide(const DecideArgs &a)
 				c.per_frame = !m.frame_cpu_us.empty();
 				Fig f;
 				try {
-					const KernelResult r = simulate_kernel(k.p == net_p ? scored[k.s] : kp, c);
+					const KernelResult r = simulate_kernel(
+					        k.p == net_p ? scored[k.s] : oracle[k.p] ? oracle_kt : kp, c);
 					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
 					f.moves = r.moves();
 					f.gtt_bytes = r.gtt_access_bytes;

@@ -363,7 +363,8 @@ void add_decide_command(CLI::App &app)
 		d.policies = split(policies);
 		for (auto &p : d.policies) {
 			try {
-				kernel_choice(p, 0);
+				bool oracle;
+				decide_choice(p, 0, oracle);
 			} catch (const std::invalid_argument &e) {
 				throw CLI::ValidationError("--policies", e.what());
 			}

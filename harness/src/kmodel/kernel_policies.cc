@@ -24,6 +24,10 @@ const std::vector<KernelPolicy> &kernel_policies()
 	         true},
 	        {"minmax+window+budget", "the same with large BOs top-down", true, false, true, true,
 	         true},
+	        {"window+key", "window eviction over key order (radeon.bo_score=1)", false, true, true,
+	         true},
+	        {"window+budget+key", "window eviction over key order + the move budget", false, true,
+	         true, true, true},
 	};
 	return p;
 }

@@ -11,6 +11,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "kmodel/oracle.h"
 #include "mlp/score_contract.h"
 #include "sim/trace_cache.h"
 #include "trace/format.h"
@@ -276,26 +277,8 @@ std::vector<PairFigures> Objective::oracle() const
 	std::vector<size_t> torder(traces_.size());
 	for (size_t i = 0; i < torder.size(); i++)
 		torder[i] = i;
-	const uint64_t w = c_.window;
-	parallel_for(torder, thread_count(c_.threads), [&](size_t i) {
-		const KernelTrace &kt = traces_[i].kt;
-		std::vector<uint64_t> next(kt.size.size(), UINT64_MAX);
-		auto &s = scores[i];
-		s.assign(kt.relocs.size(), 0);
-		for (size_t c = kt.cs.size(); c-- > 0;) {
-			const KernelCs &cs = kt.cs[c];
-			for (uint32_t k = 0; k < cs.n; k++) {
-				const uint32_t id = kt.relocs[cs.first + k].id;
-				const uint64_t d = next[id] == UINT64_MAX ? w : std::min(w, next[id] - c);
-				// offset ((0xffffffff - score) * w) >> 32 = d - 1 (d >= 1; 0 when reused next)
-				const uint64_t want = d - 1;
-				s[cs.first + k] = want == 0 ? kScoreNeutral
-				                            : uint32_t(0xffffffffull - ((want << 32) + w - 1) / w);
-			}
-			for (uint32_t k = 0; k < cs.n; k++)
-				next[kt.relocs[cs.first + k].id] = c;
-		}
-	});
+	parallel_for(torder, thread_count(c_.threads),
+	             [&](size_t i) { scores[i] = oracle_scores(traces_[i].kt, c_.window); });
 	std::vector<PairFigures> out(pairs());
 	std::vector<size_t> order(pairs());
 	for (size_t p = 0; p < order.size(); p++)
