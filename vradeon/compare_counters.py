@@ -22,12 +22,28 @@ def replay(vramlab, run, config):
     if rest:
         sys.exit(f"{run}.json: VRAM of {config['vram_bytes']} bytes is not whole MiB")
     topdown = config["topdown_kib"]
-    policy = {(False, False): "lru", (True, False): "minmax", (False, True): "key",
-              (True, True): "minmax+key"}[(topdown > 0, bool(config["bo_score"]))]
-    cmd = [vramlab, "sim", "--model", "kernel", "--policies", policy, "--vram", str(mib),
+    scan = config.get("evict_window", 0)
+    mbps = config.get("move_budget_mbps", 0)
+    # (min-max, key order, window eviction, move budget) -> the kernel model's policy
+    policies = {(False, False, False, False): "lru", (True, False, False, False): "minmax",
+                (False, True, False, False): "key", (True, True, False, False): "minmax+key",
+                (False, False, True, False): "window", (False, False, False, True): "budget",
+                (False, False, True, True): "window+budget",
+                (True, False, True, True): "minmax+window+budget",
+                (False, True, True, False): "window+key",
+                (False, True, True, True): "window+budget+key"}
+    key = (topdown > 0, bool(config["bo_score"]), scan > 0, mbps > 0)
+    if key not in policies:
+        sys.exit(f"{run}.json: no kernel-model policy has min-max {key[0]}, key order {key[1]}, "
+                 f"window eviction {key[2]} and the move budget {key[3]} together")
+    cmd = [vramlab, "sim", "--model", "kernel", "--policies", policies[key], "--vram", str(mib),
            "--window", str(config["window"]), "--json", "-", run + ".kernel.vrl"]
     if topdown:
         cmd[6:6] = ["--threshold", f"{topdown}K"]
+    if scan:
+        cmd[6:6] = ["--scan-max", str(scan)]
+    if mbps:
+        cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     if "warning" in out.stderr:
         sys.exit(f"{run}.kernel.vrl: {out.stderr.strip()}")
