@@ -106,10 +106,14 @@ DECIDE_DIR      := $(BUILD)/decide
 DECIDE_ENSEMBLE ?= 16
 DECIDE_VRAM     ?= 32,64,128,256
 DECIDE_LIVE_VRAM ?= 8,12,16,32
+# The table of README.md, "Evict a window": DECIDE_POLICIES=lru,fit,window,budget,window+budget,\
+# minmax+window+budget,key:oracle,window+key:oracle,window+budget+key:oracle DECIDE_DESTROYED=repair
+DECIDE_POLICIES ?= lru,minmax,key,minmax+key
+DECIDE_DESTROYED ?= skip
 decide: build
 	@mkdir -p $(DECIDE_DIR)
 	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
-		--live-vram $(DECIDE_LIVE_VRAM) \
+		--live-vram $(DECIDE_LIVE_VRAM) --policies $(DECIDE_POLICIES) --on-destroyed $(DECIDE_DESTROYED) \
 		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 --pcie-gbps 4,8 \
 		--weights $(HARNESS)/weights/trained-kernel.txt --json $(DECIDE_DIR)/decide.json \
 		| tee $(DECIDE_DIR)/decide.txt
