@@ -192,14 +192,19 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		}
 		h << "\n};\n\n";
 		const uint64_t peak = peak_pages(t);
+		// A case's configuration: VRAM at fraction f of the peak, its placement and order
+		auto config = [peak](double f, uint32_t topdown, bool key) {
+			KernelConfig c;
+			c.vram = vram_at(peak, f);
+			c.topdown_kib = topdown;
+			c.bo_score = key;
+			c.window = 256;
+			return c;
+		};
 		for (double f : {0.3, 0.5, 0.7}) {
 			for (uint32_t topdown : {0u, 512u})
 				for (bool key : {false, true}) {
-					KernelConfig c;
-					c.vram = vram_at(peak, f);
-					c.topdown_kib = topdown;
-					c.bo_score = key;
-					c.window = 256;
+					const KernelConfig c = config(f, topdown, key);
 					cases.push_back({ti, c.vram, topdown, key, simulate_kernel(t, c), {}, 0});
 				}
 		}
@@ -217,21 +222,17 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		};
 		for (double f : {0.3, 0.5})
 			for (const Mechanism &m : kMechanisms) {
-				KernelConfig c;
-				c.vram = vram_at(peak, f);
-				c.topdown_kib = m.topdown;
-				c.bo_score = m.key;
-				c.window = 256;
+				KernelConfig c = config(f, m.topdown, m.key);
 				c.scan = m.scan_max != 0;
-				c.scan_max = m.scan_max ? m.scan_max : c.scan_max;
+				if (c.scan)
+					c.scan_max = m.scan_max;
 				c.budget = m.mbps != 0;
-				c.budget_mbps = m.mbps ? m.mbps : c.budget_mbps;
-				c.budget_cap_ms = m.ms ? m.ms : c.budget_cap_ms;
-				Case k{ti, c.vram, m.topdown, m.key, simulate_kernel(t, c), {}, 0};
-				k.scan_max = m.scan_max;
-				k.budget_mbps = m.mbps;
-				k.budget_ms = m.ms;
-				cases.push_back(std::move(k));
+				if (c.budget) {
+					c.budget_mbps = m.mbps;
+					c.budget_cap_ms = m.ms;
+				}
+				cases.push_back({ti, c.vram, m.topdown, m.key, simulate_kernel(t, c), {}, 0,
+				                 m.scan_max, m.mbps, m.ms});
 			}
 		if (std::find(std::begin(kPinnedTraces), std::end(kPinnedTraces), name) ==
 		    std::end(kPinnedTraces))
@@ -239,11 +240,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		for (const PinnedBoard &b : kPinnedBoards)
 			for (double f : kPinnedFractions)
 				for (bool key : {false, true}) {
-					KernelConfig c;
-					c.vram = vram_at(peak, f);
-					c.topdown_kib = b.topdown;
-					c.bo_score = key;
-					c.window = 256;
+					KernelConfig c = config(f, b.topdown, key);
 					c.pinned = pinned_for(variations().at(b.variation), c.vram);
 					if (c.pinned.empty()) // it would repeat a case above
 						continue;
