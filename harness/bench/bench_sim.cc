@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 		    ->Unit(benchmark::kMillisecond);
 	}
 	for (const char *name : {"nexuiz1.bin", "lugaru1.bin"})
-		for (const char *pname : {"lru", "minmax+key", "window", "window+budget"})
+		for (const char *pname : {"lru", "minmax+key", "prio", "window", "window+budget"})
 			benchmark::RegisterBenchmark(
 			    (std::string("kernel/") + pname + "/" + name).c_str(),
 			    [=](benchmark::State &s) { BM_Kernel(s, pname, name); })

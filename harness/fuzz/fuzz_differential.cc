@@ -37,12 +37,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	// budget; the byte after the window picks the budget and cold parameters
 	const uint8_t knob = size > 2 ? data[1] >> 4 : 0;
 	for (uint32_t topdown : {0u, 16u})
-		for (bool key : {false, true})
+		for (int order = 0; order < 3; order++) // LRU, key, bo->priority
 			for (int mode = 0; mode < 5; mode++) {
+				const bool key = order == 1;
 				KernelConfig c;
 				c.vram = vram;
 				c.topdown_kib = topdown;
 				c.bo_score = key;
+				c.bo_priority = order == 2;
 				c.window = window;
 				c.flush_for_impossible = mode == 0;
 				c.scan = mode >= 2;
@@ -54,8 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				const std::string d =
 				        differ(simulate_kernel(rt.kernel, c), naive_kernel(rt.kernel, c));
 				if (!d.empty()) {
-					std::fprintf(stderr, "kernel model, topdown %u key %d mode %d: %s\n",
-					             topdown, key, mode, d.c_str());
+					std::fprintf(stderr, "kernel model, topdown %u order %d mode %d: %s\n",
+					             topdown, order, mode, d.c_str());
 					std::abort();
 				}
 			}

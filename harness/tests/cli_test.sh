@@ -259,6 +259,8 @@ mkdir -p "$work/emptylive"
 expect_fail "empty live dir" 'emptylive: no trace files' "$bin" decide --corpus "$traces" --live "$work/emptylive" --json "$work/no.json"
 expect_fail "baseline not lru" 'the first policy must be lru' "$bin" decide --policies minmax,lru --corpus "$traces"
 expect_fail "oracle without key" 'window:oracle": an oracle sends scores' "$bin" decide --policies lru,window:oracle --corpus "$traces"
+expect_fail "network without scores" 'lru:net": a network sends scores' "$bin" decide --policies lru,lru:net --corpus "$traces"
+expect_fail "network without weights" 'needs --weights' "$bin" decide --policies lru,prio:net --corpus "$traces"
 expect_fail "oracle of nothing" 'unknown kernel-model policy "nope"' "$bin" decide --policies lru,nope:oracle --corpus "$traces"
 [ ! -e "$work/no.json" ] && ok || bad "a refused decide wrote its JSON"
 "$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --live "$traces/live" --vram 32 --live-vram 8 --ensemble 2 \

@@ -49,17 +49,19 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
 			for (uint32_t topdown : {0u, 16u})
-				for (bool key : {false, true}) {
+				for (int order = 0; order < 3; order++) { // LRU, key, bo->priority
+					const bool key = order == 1;
 					KernelConfig c;
 					c.vram = vram;
 					c.topdown_kib = topdown;
 					c.bo_score = key;
+					c.bo_priority = order == 2;
 					c.window = key ? 1 + seed % 8 : 256; // small windows: keys cross
 					const KernelResult fast = simulate_kernel(rt.kernel, c);
 					const KernelResult naive = naive_kernel(rt.kernel, c);
 					ASSERT_EQ(differ(fast, naive), "")
 					        << "seed " << seed << " vram " << vram << " topdown " << topdown
-					        << " key " << key;
+					        << " order " << order;
 				}
 	}
 }
@@ -75,7 +77,8 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				KernelConfig c;
 				c.vram = vram;
 				c.topdown_kib = seed % 3 == 0 ? 16 : 0;
-				c.bo_score = seed % 2;
+				c.bo_score = seed % 4 == 1 || seed % 4 == 3;
+				c.bo_priority = seed % 4 == 2; // under window eviction too
 				c.window = 1 + seed % 8;
 				c.flush_for_impossible = mode == 0;
 				c.scan = mode >= 2 && mode != 5;

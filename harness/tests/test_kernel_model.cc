@@ -384,6 +384,41 @@ TEST(KernelModel, LowScoresAreEvictedFirstAndNeutralIsLru)
 	EXPECT_EQ(key.stamp, 4098u);
 }
 
+// The bo->priority variant: TTM's lowest list first, LRU inside a list; neutral scores keep
+// every BO in the top list, which is LRU.
+TEST(KernelModel, PriorityListsEvictTheLowestFirstAndLruInsideOne)
+{
+	Builder b;
+	const auto c = b.create(500), a = b.create(400), d = b.create(300);
+	b.cs({{c, false}}, {kScoreNeutral}); // list 3
+	b.cs({{a, false}}, {0x40000000u});   // list 1
+	b.cs({{d, false}}, {0x7fffffffu});   // list 1, newer than a
+	b.create(300);                       // one eviction: LRU takes c, priority a
+	KernelConfig k;
+	k.vram = 1200 * 1024;
+	k.check_every = 1;
+	const KernelResult lru = simulate_kernel(b.t, k);
+	k.bo_priority = true;
+	const KernelResult prio = simulate_kernel(b.t, k);
+	EXPECT_EQ(lru.mem[MemVram].evicted_bytes, 500u * 1024);
+	EXPECT_EQ(prio.mem[MemVram].evicted_bytes, 400u * 1024);
+	EXPECT_EQ(radeon_bo_priority(kScoreNeutral), kTtmPriorities - 1);
+	EXPECT_EQ(radeon_bo_priority(0), 0u);
+
+	Builder n; // no scores: the top list alone, LRU
+	const auto x = n.create(400);
+	n.create(400);
+	n.cs({{x, false}});
+	n.create(400);
+	k.vram = 1024 * 1024;
+	const KernelResult nl = simulate_kernel(n.t, k);
+	k.bo_priority = false;
+	EXPECT_EQ(simulate_kernel(n.t, k).digest, nl.digest);
+
+	k.bo_score = k.bo_priority = true;
+	EXPECT_THROW(simulate_kernel(n.t, k), std::invalid_argument);
+}
+
 TEST(KernelModel, EvictKeyArithmeticMatchesTheSeries)
 {
 	EXPECT_EQ(radeon_evict_key(10000, kScoreNeutral, 256), 10000u);

@@ -66,7 +66,8 @@ Spread spread(const std::vector<double> &v)
 
 double ratio(double x, double base) { return base > 0 ? x / base : x > 0 ? 2.0 : 1.0; }
 
-// Two choices that differ at most in key order (without scores, key order is LRU order).
+// Two choices that differ at most in the order scores give (without scores, key order and
+// priority order are LRU order).
 bool same_but_key(const KernelChoice &a, const KernelChoice &b)
 {
 	return a.topdown_kib == b.topdown_kib && a.policy->topdown == b.policy->topdown &&
@@ -94,16 +95,23 @@ double frame_p99(const TraceMeta &t, const Fig &f, const KernelConfig &c, const 
 
 } // namespace
 
-KernelChoice decide_choice(const std::string &name, uint32_t default_kib, bool &oracle)
+KernelChoice decide_choice(const std::string &name, uint32_t default_kib, ScoreSource &scores)
 {
-	constexpr std::string_view kOracle = ":oracle";
-	oracle = name.size() > kOracle.size() && name.ends_with(kOracle);
-	const KernelChoice k =
-	        kernel_choice(oracle ? name.substr(0, name.size() - kOracle.size()) : name, default_kib);
-	if (oracle && !k.policy->key)
-		throw std::invalid_argument("policy \"" + name + "\": an oracle sends scores, so the "
-		                            "policy must evict by key (key, minmax+key, window+key, "
-		                            "window+budget+key)");
+	std::string base = name;
+	scores = ScoreSource::Trace;
+	for (auto [suffix, src] : {std::pair{std::string_view(":oracle"), ScoreSource::Oracle},
+	                           std::pair{std::string_view(":net"), ScoreSource::Net}})
+		if (name.size() > suffix.size() && name.ends_with(suffix)) {
+			base = name.substr(0, name.size() - suffix.size());
+			scores = src;
+		}
+	const KernelChoice k = kernel_choice(base, default_kib);
+	if (scores != ScoreSource::Trace && !k.policy->scored())
+		throw std::invalid_argument("policy \"" + name + "\": " +
+		                            (scores == ScoreSource::Oracle ? "an oracle" : "a network") +
+		                            " sends scores, so the policy must evict by key or priority "
+		                            "(key, minmax+key, window+key, window+budget+key, prio, "
+		                            "minmax+prio)");
 	return k;
 }
 
@@ -123,15 +131,19 @@ void run_decide(const DecideArgs &a)
 		throw CLI::ValidationError("TRACE", "no traces given");
 	std::vector<KernelChoice> choices;
 	std::vector<std::string> names = a.policies;
-	std::vector<bool> oracle;
+	std::vector<bool> oracle, netrow;
 	for (auto &p : a.policies) {
-		bool o = false;
+		ScoreSource s;
 		try {
-			choices.push_back(decide_choice(p, a.config.topdown_kib, o));
+			choices.push_back(decide_choice(p, a.config.topdown_kib, s));
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError("--policies", e.what());
 		}
-		oracle.push_back(o);
+		if (s == ScoreSource::Net && a.weights.empty())
+			throw CLI::ValidationError("--policies", "policy \"" + p + "\" needs --weights "
+			                                         "(the network whose scores it evicts by)");
+		oracle.push_back(s == ScoreSource::Oracle);
+		netrow.push_back(s == ScoreSource::Net);
 	}
 	const bool any_oracle = std::find(oracle.begin(), oracle.end(), true) != oracle.end();
 	Mlp mlp;
@@ -141,8 +153,8 @@ void run_decide(const DecideArgs &a)
 		names.push_back("minmax+key:" + base_name(a.weights).substr(0, base_name(a.weights).rfind('.')));
 		choices.push_back(kernel_choice("minmax+key", a.config.topdown_kib));
 		oracle.push_back(false);
+		netrow.push_back(true);
 	}
-	const size_t net_p = net ? choices.size() - 1 : SIZE_MAX;
 	if (choices.empty() || choices[0].policy != &find_kernel_policy("lru") || choices[0].topdown_kib)
 		throw CLI::ValidationError("--policies", "the first policy must be lru (stock 6.12), "
 		                                         "the baseline every other is paired with");
@@ -190,10 +202,10 @@ void run_decide(const DecideArgs &a)
 		std::vector<size_t> run_as(P);
 		for (size_t p = 0; p < P; p++) {
 			run_as[p] = p;
-			if (!m.scores && choices[p].policy->key && p != net_p && !oracle[p])
+			if (!m.scores && choices[p].policy->scored() && !netrow[p] && !oracle[p])
 				for (size_t q = 0; q < P; q++)
-					if (!choices[q].policy->key && same_but_key(choices[q], choices[p]) &&
-					    q != net_p && !oracle[q])
+					if (!choices[q].policy->scored() && same_but_key(choices[q], choices[p]) &&
+					    !netrow[q] && !oracle[q])
 						run_as[p] = q;
 		}
 		std::vector<uint32_t> periods;
@@ -243,7 +255,7 @@ void run_decide(const DecideArgs &a)
 				Fig f;
 				try {
 					const KernelResult r = simulate_kernel(
-					        k.p == net_p ? scored[k.s] : oracle[k.p] ? oracle_kt : kp, c);
+					        netrow[k.p] ? scored[k.s] : oracle[k.p] ? oracle_kt : kp, c);
 					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
 					f.moves = r.moves();
 					f.gtt_bytes = r.gtt_access_bytes;

@@ -28,10 +28,14 @@ struct DecideArgs {
 	bool decide = true; // false: sim --ensemble (one table of spreads, no verdicts)
 };
 
-// A policy of the table: a kernel-model policy name, or NAME:oracle for a key policy run with
-// the scores of a clairvoyant Mesa (kmodel/oracle.h), the offline reference of what key order
-// and the scan over it could reach. std::invalid_argument for a name the table cannot run.
-KernelChoice decide_choice(const std::string &name, uint32_t default_kib, bool &oracle);
+// Where a policy of the table takes its scores from: the trace's, a clairvoyant Mesa's
+// (NAME:oracle, kmodel/oracle.h: the offline reference of what a scored order could reach), or
+// the network's of --weights (NAME:net).
+enum class ScoreSource { Trace, Oracle, Net };
+
+// A policy of the table: a kernel-model policy name, NAME:oracle or NAME:net for a policy that
+// evicts by scores (key or bo->priority). std::invalid_argument for a name the table cannot run.
+KernelChoice decide_choice(const std::string &name, uint32_t default_kib, ScoreSource &scores);
 
 // Runs everything, prints the table (stdout, or stderr with --json -), writes the JSON.
 void run_decide(const DecideArgs &a);

@@ -363,8 +363,8 @@ void add_decide_command(CLI::App &app)
 		d.policies = split(policies);
 		for (auto &p : d.policies) {
 			try {
-				bool oracle;
-				decide_choice(p, 0, oracle);
+				ScoreSource scores;
+				decide_choice(p, 0, scores);
 			} catch (const std::invalid_argument &e) {
 				throw CLI::ValidationError("--policies", e.what());
 			}

@@ -4,7 +4,6 @@
 #include <set>
 #include <stdexcept>
 #include <tuple>
-#include <unordered_map>
 
 #include "kmodel/drm_mm.h"
 
@@ -27,6 +26,7 @@ struct Bo {
 	uint64_t used_us = 0;     // time of the last submission that used it (window's cold rule)
 	uint32_t cs_score = 0;
 	uint8_t mem = kNowhere;
+	uint8_t priority = kTtmPriorities - 1; // bo->priority (the variant)
 };
 
 struct Entry { // one radeon_bo_list entry
@@ -38,12 +38,14 @@ struct Entry { // one radeon_bo_list entry
 // lie in the window [stamp - W + 1, stamp] (radeon_bo_evict_key()), or are all 0 with LRU: one
 // intrusive list per key of the window, in a ring, and one settled list for older keys. A key
 // leaves the window (the stamp advanced past it) before any larger one, so splicing its list
-// onto the settled one keeps that sorted.
+// onto the settled one keeps that sorted. With levels (the bo->priority variant) the key is
+// the priority and each of TTM's priority lists is an LRU list, walked lowest first.
 class EvictOrder {
 public:
 	static constexpr uint32_t kNone = UINT32_MAX;
-	EvictOrder(size_t n, bool by_key, uint32_t window, uint64_t stamp)
-	    : prev_(n), next_(n), key_(n), slot_(n), by_key_(by_key), window_(window), stamp_(stamp)
+	EvictOrder(size_t n, bool by_key, uint32_t window, uint64_t stamp, bool levels)
+	    : prev_(n), next_(n), key_(n), slot_(n), by_key_(by_key), levels_(levels), window_(window),
+	      stamp_(stamp)
 	{
 		ring_.resize(kRing);
 		bits_.assign(kRing / 64, 0);
@@ -64,6 +66,10 @@ public:
 	{
 		key_[id] = key;
 		size_++;
+		if (levels_) {
+			slot_[id] = kLevel0 + uint32_t(key);
+			return append(level_[key], id);
+		}
 		if (!by_key_ || key + window_ <= stamp_) {
 			slot_[id] = kSettled;
 			if (by_key_ && settled_.tail != kNone && key_[settled_.tail] > key)
@@ -78,7 +84,9 @@ public:
 	// del + add, with nothing to do when the entry is already last with that key
 	void to_tail(uint32_t id, uint64_t key)
 	{
-		if (key_[id] == key && next_[id] == kNone &&
+		if (levels_ && key_[id] == key && next_[id] == kNone)
+			return;
+		if (!levels_ && key_[id] == key && next_[id] == kNone &&
 		    (slot_[id] == kSettled ? (!by_key_ || key + window_ <= stamp_)
 		                           : slot_[id] == uint32_t(key & (kRing - 1)) &&
 		                                     key + window_ > stamp_))
@@ -90,11 +98,11 @@ public:
 	{
 		size_--;
 		const uint32_t s = slot_[id];
-		List &l = s == kSettled ? settled_ : ring_[s];
+		List &l = s == kSettled ? settled_ : s >= kLevel0 ? level_[s - kLevel0] : ring_[s];
 		const uint32_t p = prev_[id], n = next_[id];
 		(p == kNone ? l.head : next_[p]) = n;
 		(n == kNone ? l.tail : prev_[n]) = p;
-		if (s != kSettled && l.head == kNone)
+		if (s < kLevel0 && l.head == kNone)
 			bits_[s / 64] &= ~(1ull << (s % 64));
 	}
 	// The stamp is now `stamp` (one more than before): the key stamp - W leaves the window.
@@ -122,6 +130,15 @@ public:
 	// Calls f(id) in eviction order until it returns true; f may del(id) of the id it got.
 	template <class F> bool walk(F &&f)
 	{
+		if (levels_) {
+			for (const List &l : level_)
+				for (uint32_t i = l.head, n; i != kNone; i = n) {
+					n = next_[i];
+					if (f(i))
+						return true;
+				}
+			return false;
+		}
 		for (uint32_t i = settled_.head, n; i != kNone; i = n) {
 			n = next_[i];
 			if (f(i))
@@ -146,7 +163,7 @@ public:
 	}
 
 private:
-	static constexpr uint32_t kRing = 8192, kSettled = UINT32_MAX;
+	static constexpr uint32_t kRing = 8192, kSettled = UINT32_MAX, kLevel0 = UINT32_MAX - 8;
 	struct List {
 		uint32_t head = kNone, tail = kNone;
 	};
@@ -176,8 +193,9 @@ private:
 	std::vector<List> ring_;
 	std::vector<uint64_t> bits_;
 	List settled_;
+	List level_[kTtmPriorities];
 	size_t size_ = 0;
-	bool by_key_;
+	bool by_key_, levels_;
 	uint64_t window_, stamp_;
 };
 
@@ -186,12 +204,16 @@ private:
 class KernelModel::Impl {
 public:
 	Impl(const KernelConfig &c, size_t bos) : c_(c), mm_(c.vram / kPage), bo_(bos),
-	      order_(bos, c.bo_score, c.window, kStampStart)
+	      order_(bos, c.bo_score, c.window, kStampStart, c.bo_priority)
 	{
+		if (c.bo_score && c.bo_priority)
+			throw std::invalid_argument("bo_score and bo_priority exclude each other");
 		if (c.window < 1 || c.window > 4096)
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
 			throw std::invalid_argument("scan_max must be 1..65536");
+		if (c.scan && c.vram / kPage >= UINT32_MAX)
+			throw std::invalid_argument("window eviction: VRAM must be under 16 TiB");
 		if (c.budget && (c.budget_mbps < 1 || c.budget_mbps > 1000000 || c.budget_cap_ms < 1 ||
 		                 c.budget_cap_ms > 10000))
 			throw std::invalid_argument("move budget: MB/s must be 1..1000000, the cap 1..10000 ms");
@@ -259,12 +281,16 @@ private:
 	}
 
 	// ---- the VRAM manager's eviction order (ttm_resource.c with the series)
-	void lru_add(uint32_t id) { order_.add(id, c_.bo_score ? bo_[id].evict_key : 0); }
+	uint64_t lru_key(uint32_t id) const
+	{
+		return c_.bo_priority ? bo_[id].priority : c_.bo_score ? bo_[id].evict_key : 0;
+	}
+	void lru_add(uint32_t id) { order_.add(id, lru_key(id)); }
 	void lru_del(uint32_t id) { order_.del(id); }
 	void lru_tail(uint32_t id) // ttm_bo_move_to_lru_tail()
 	{
 		if (bo_[id].mem == MemVram)
-			order_.to_tail(id, c_.bo_score ? bo_[id].evict_key : 0);
+			order_.to_tail(id, lru_key(id));
 	}
 
 	bool vram_alloc(uint32_t id)
@@ -364,8 +390,13 @@ private:
 		const uint64_t size = bo_[id].pages;
 		const bool high = topdown(id);
 		scanned_.clear();
-		span_end_.clear();
-		span_start_.clear();
+		if (span_end_at_.empty()) { // addresses 0..pages: both ends of every span
+			span_end_at_.assign(mm_.size() + 1, 0);
+			span_start_at_.assign(mm_.size() + 1, 0);
+		}
+		for (uint32_t a : span_touched_)
+			span_end_at_[a] = span_start_at_[a] = 0;
+		span_touched_.clear();
 		uint64_t hit = UINT64_MAX;
 		bool bounded = false;
 		order_.walk([&](uint32_t v) {
@@ -377,23 +408,24 @@ private:
 			}
 			scanned_.push_back(v);
 			uint64_t l = bo_[v].start, r = l + bo_[v].pages;
-			if (auto it = span_end_.find(l); it != span_end_.end()) {
-				l = it->second;
-				span_end_.erase(it);
-				span_start_.erase(l);
+			if (const uint32_t s = span_start_at_[l]) { // a span of candidates ends at l
+				span_start_at_[l] = 0;
+				l = s - 1;
+				span_end_at_[l] = 0;
 			} else if (uint64_t h = mm_.hole_ending_at(l); h != UINT64_MAX) {
 				l = h;
 			}
-			if (auto it = span_start_.find(r); it != span_start_.end()) {
-				const uint64_t e = it->second;
-				span_start_.erase(it);
-				span_end_.erase(e);
-				r = e;
+			if (const uint32_t e = span_end_at_[r]) { // and one starts at r
+				span_end_at_[r] = 0;
+				r = e - 1;
+				span_start_at_[r] = 0;
 			} else if (uint64_t h = mm_.hole_starting_at(r); h != UINT64_MAX) {
 				r = h;
 			}
-			span_start_[l] = r;
-			span_end_[r] = l;
+			span_end_at_[l] = uint32_t(r + 1);
+			span_start_at_[r] = uint32_t(l + 1);
+			span_touched_.push_back(uint32_t(l));
+			span_touched_.push_back(uint32_t(r));
 			if (r - l < size)
 				return false;
 			hit = high ? r - size : l;
@@ -472,6 +504,7 @@ public:
 			return false;
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
+		b.priority = kTtmPriorities - 1;
 		const uint8_t domain = asked & (DomainVram | DomainGtt); // checked at load
 		bool ok = validate(id, domain);
 		if (!ok && domain == DomainVram)
@@ -598,6 +631,9 @@ public:
 			for (const Entry &e : head_)
 				bo_[e.id].evict_key = radeon_evict_key(stamp_, bo_[e.id].cs_score, c_.window);
 		}
+		if (c_.bo_priority)
+			for (const Entry &e : head_)
+				bo_[e.id].priority = uint8_t(radeon_bo_priority(bo_[e.id].cs_score));
 		for (const Entry &e : head_)
 			lru_tail(e.id);
 		cs_no_++; // reservations dropped
@@ -701,7 +737,9 @@ private:
 	uint64_t now_us_ = 0, budget_last_us_ = 0;
 	int64_t budget_us_ = 0;    // the move budget, in us of moves (negative: debt)
 	std::vector<uint32_t> scanned_; // window eviction's candidates, in scan order
-	std::unordered_map<uint64_t, uint64_t> span_end_, span_start_; // end -> start, start -> end
+	// The scan's spans by their ends (0: none): span_end_at_[start] = end + 1,
+	// span_start_at_[end] = start + 1; span_touched_ says which entries to clear.
+	std::vector<uint32_t> span_end_at_, span_start_at_, span_touched_;
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}

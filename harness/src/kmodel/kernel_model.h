@@ -18,6 +18,10 @@ struct KernelConfig {
 	uint64_t vram = 256ull << 20;   // bytes, like radeon.vramlimit (whole pages)
 	uint32_t topdown_kib = 0;       // radeon.topdown_threshold (0: off); the series boots 512
 	bool bo_score = false;          // radeon.bo_score: key-ordered eviction
+	// The bo->priority variant (not in the series; the review's question): TTM's
+	// TTM_MAX_BO_PRIORITY LRU lists, the lowest evicted first, a BO's list set from its score
+	// at each submission (radeon_bo_priority()). Exclusive with bo_score.
+	bool bo_priority = false;
 	uint32_t window = 256;          // radeon.bo_score_window, 1..4096
 	// The modelled transfer time (docs/kernel-model.md): PCIe bandwidth for moves and for GPU
 	// accesses served from GTT, VRAM bandwidth, and a fixed cost per move.
@@ -132,6 +136,8 @@ struct KernelPolicy {
 	bool topdown, key; // placement: min-max at the threshold; eviction: by key
 	bool fit = false;  // no eviction for a BO larger than VRAM (the series; stock flushes)
 	bool scan = false, budget = false; // window eviction; the time-based move budget
+	bool prio = false; // eviction by bo->priority set from the scores (the variant)
+	bool scored() const { return key || prio; } // eviction order uses the scores
 };
 const std::vector<KernelPolicy> &kernel_policies();
 const KernelPolicy &find_kernel_policy(const std::string &name); // std::invalid_argument
@@ -159,6 +165,12 @@ inline double transfer_time_us(uint64_t moved_bytes, uint64_t moves, uint64_t gt
 }
 
 // The series' key arithmetic (radeon_bo_evict_key()).
+// The bo->priority variant: a submission's score puts the BO in list score >> 30 of TTM's
+// four; an unscored BO (neutral score) stays in the top one, so that scores only bring
+// eviction forward, as with the key.
+constexpr uint32_t kTtmPriorities = 4; // TTM_MAX_BO_PRIORITY
+inline uint32_t radeon_bo_priority(uint32_t score) { return score >> 30; }
+
 inline uint64_t radeon_evict_key(uint64_t stamp, uint32_t score, uint32_t window)
 {
 	return stamp - ((uint64_t(kScoreNeutral - score) * window) >> 32);

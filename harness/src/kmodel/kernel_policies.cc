@@ -28,6 +28,11 @@ const std::vector<KernelPolicy> &kernel_policies()
 	         true},
 	        {"window+budget+key", "window eviction over key order + the move budget", false, true,
 	         true, true, true},
+	        // The review's question: bo->priority instead of the key (not in the series)
+	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
+	         false, false, false, false, true},
+	        {"minmax+prio", "large BOs top-down, eviction by bo->priority from the scores", true,
+	         false, false, false, false, true},
 	};
 	return p;
 }
@@ -47,6 +52,7 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 {
 	c.topdown_kib = k.topdown_kib;
 	c.bo_score = k.policy->key;
+	c.bo_priority = k.policy->prio;
 	c.flush_for_impossible = !k.policy->fit;
 	c.scan = k.policy->scan;
 	c.budget = k.policy->budget;

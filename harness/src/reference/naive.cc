@@ -246,7 +246,7 @@ struct NaiveKernel {
 	int64_t budget = 0;         // us of moves; negative: debt
 	struct B {
 		uint64_t pages = 0, start = 0, evict_key = 0, key = 0, seq = 0, used_us = 0;
-		uint32_t cs_score = 0;
+		uint32_t cs_score = 0, prio = kTtmPriorities - 1;
 		uint8_t mem = None;
 		bool reserved = false;
 	};
@@ -317,7 +317,7 @@ struct NaiveKernel {
 	}
 	void to_tail(uint32_t id)
 	{
-		bo[id].key = c.bo_score ? bo[id].evict_key : 0;
+		bo[id].key = c.bo_priority ? bo[id].prio : c.bo_score ? bo[id].evict_key : 0;
 		bo[id].seq = ++lru_seq;
 	}
 	void account(uint32_t id, uint8_t from, uint8_t to, bool evict)
@@ -470,6 +470,7 @@ struct NaiveKernel {
 			return;
 		}
 		bo[id].evict_key = c.bo_score ? stamp : 0;
+		bo[id].prio = kTtmPriorities - 1;
 		const uint8_t d = t.domain[id] & (DomainVram | DomainGtt);
 		if (!validate(id, d) && !(d == DomainVram && validate(id, DomainVram | DomainGtt))) {
 			r.creates_refused++;
@@ -558,6 +559,9 @@ struct NaiveKernel {
 			for (const E &e : head)
 				bo[e.id].evict_key = radeon_evict_key(stamp, bo[e.id].cs_score, c.window);
 		}
+		for (const E &e : head)
+			if (c.bo_priority)
+				bo[e.id].prio = radeon_bo_priority(bo[e.id].cs_score);
 		for (const E &e : head) {
 			if (bo[e.id].mem == MemVram)
 				to_tail(e.id);
