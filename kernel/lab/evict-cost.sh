@@ -52,6 +52,24 @@ for kind in base series; do
 		}
 	done
 done
+# Struct sizes on x86_64 (pahole over three TTM objects rebuilt with -g; the next
+# kunit.py run rebuilds them without): what every TTM driver pays in memory.
+sizes=$out/struct-sizes.txt
+: >"$sizes"
+for kind in base series; do
+	b=$out/$kind-x86_64
+	make -s -C "$cache/linux-6.12-cost-$kind" O="$b" ARCH=x86_64 KCFLAGS=-g \
+		drivers/gpu/drm/ttm/ttm_resource.o drivers/gpu/drm/ttm/ttm_range_manager.o
+	for s in ttm_resource ttm_buffer_object ttm_resource_manager ttm_resource_cursor \
+		 ttm_lru_bulk_move ttm_range_manager; do
+		o=$b/drivers/gpu/drm/ttm/ttm_resource.o
+		[ $s = ttm_range_manager ] && o=$b/drivers/gpu/drm/ttm/ttm_range_manager.o
+		n=$(pahole -C $s "$o" | sed -n 's|.*/\* size: \([0-9]*\),.*|\1|p' | head -1)
+		echo "$kind $s ${n:-?}" >>"$sizes"
+	done
+done
+echo "== struct sizes, x86_64 (bytes): 6.12 -> series"
+awk '$1 == "base" { b[$2] = $3 } $1 == "series" { printf "%-22s %5s -> %5s\n", $2, b[$2], $3 }' "$sizes"
 for arch in um x86_64; do
 	echo "== $arch"
 	$python "$here/evict-cost.py" "$out/base-$arch.log" "$out/series-$arch.log" \
