@@ -54,7 +54,7 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 					c.bo_score = key;
 					c.topdown_kib = topdown;
 					const KernelResult want = simulate_kernel(t, c);
-					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window};
+					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0};
 					char err[128];
 					vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
 					ASSERT_NE(m, nullptr) << err;
@@ -78,10 +78,10 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 {
 	char err[128] = "";
-	vramlab_kmodel_config c = {1000, 0, 0, 256};
+	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("4 KiB pages"), std::string::npos);
-	c = {1 << 20, 0, 1, 5000};
+	c = {1 << 20, 0, 1, 5000, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
 	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0},
@@ -95,7 +95,7 @@ TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 
 TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -163,8 +163,9 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	EXPECT_EQ(r.gtt_accesses, live.gtt_accesses);
 	EXPECT_EQ(r.frames, live.frames);
 	EXPECT_EQ(r.threshold_cs, live.threshold_cs);
-	if (cc.move_budget_mbps)
+	if (cc.move_budget_mbps) {
 		EXPECT_GT(r.threshold_cs, 0u); // the budget kept buffers in GTT
+	}
 	std::remove(path.c_str());
 	}
 	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0};
@@ -196,7 +197,7 @@ TEST(KmodelC, FrameTimePercentilesAndStutter)
 
 TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
