@@ -9,7 +9,7 @@
  *
  * Environment (the series' module parameters by their names):
  *   VRADEON_VRAM_MB=256              radeon.vramlimit
- *   VRADEON_TOPDOWN_THRESHOLD=512    radeon.topdown_threshold (KiB; 0 = off)
+ *   VRADEON_TOPDOWN_THRESHOLD=0      radeon.topdown_threshold (KiB; 0 = off, the default)
  *   VRADEON_BO_SCORE=0               radeon.bo_score (1: evict by key)
  *   VRADEON_BO_SCORE_WINDOW=256      radeon.bo_score_window
  *   VRADEON_EVICT_WINDOW=0           radeon.evict_window (window eviction: candidates; 0 = off)
@@ -578,7 +578,7 @@ drm_shim_driver_init(void)
 {
    struct vramlab_kmodel_config c = {
       .vram_bytes = (uint64_t)debug_get_num_option("VRADEON_VRAM_MB", 256) << 20,
-      .topdown_kib = debug_get_num_option("VRADEON_TOPDOWN_THRESHOLD", 512),
+      .topdown_kib = debug_get_num_option("VRADEON_TOPDOWN_THRESHOLD", 0),
       .bo_score = debug_get_num_option("VRADEON_BO_SCORE", 0) != 0,
       .window = debug_get_num_option("VRADEON_BO_SCORE_WINDOW", 256),
       .evict_window = debug_get_num_option("VRADEON_EVICT_WINDOW", 0),
