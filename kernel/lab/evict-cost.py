@@ -43,9 +43,10 @@ def main():
           f"{'median us':>10} {'min..max us':>17} {'vs 6.12':>8}")
     for r in rows:
         base = walk.get((r["case"], r["vram_pages"]))
-        vs = (f"{(r['ns_median'] / base['ns_median'] - 1) * 100:+.1f}%"
-              if base and base["ns_median"] else "-")
-        r["vs_unpatched_pct"] = None if vs == "-" else float(vs[:-1])
+        pct = ((r["ns_median"] / base["ns_median"] - 1) * 100
+               if base and base["ns_median"] else None)
+        r["vs_unpatched_pct"] = pct
+        vs = "-" if pct is None else f"{pct:+.1f}%"
         mib = r["vram_pages"] * 4 // 1024
         print(f"{r['case']:10} {mib:>5}Mi {r['kernel']:7} {r['window'] or 'walk':>6} "
               f"{r['fillers']:>7} {r['evicted']:>7} {r['ns_median'] / 1000:>10.1f} "

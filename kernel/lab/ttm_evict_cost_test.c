@@ -70,13 +70,6 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static struct ttm_buffer_object *
 cost_bo(struct kunit *test, u32 pages, struct ttm_placement *placement)
 {
@@ -98,7 +91,7 @@ cost_bo(struct kunit *test, u32 pages, struct ttm_placement *placement)
 
 /* One round: lay out, shuffle the LRU, time the validate; returns ns */
 static u64 cost_round(struct kunit *test, const struct ttm_evict_cost_case *c,
-		      struct rnd_state *rnd, u32 *evicted, u32 *fillers_out)
+		      struct rnd_state *rnd, u64 *evicted, u32 *fillers_out)
 {
 	struct ttm_test_devices *priv = test->priv;
 	struct ttm_operation_ctx ctx = { };
@@ -189,7 +182,8 @@ static void ttm_evict_cost(struct kunit *test)
 {
 	const struct ttm_evict_cost_case *c = test->param_value;
 	u64 ns[COST_ROUNDS];
-	u32 evicted[COST_ROUNDS], fillers = 0;
+	u64 evicted[COST_ROUNDS];
+	u32 fillers = 0;
 	struct rnd_state rnd;
 	unsigned int r;
 
@@ -207,9 +201,9 @@ static void ttm_evict_cost(struct kunit *test)
 		for (r = 0; r < COST_ROUNDS; r++)
 			KUNIT_EXPECT_EQ(test, evicted[r], 0);
 	sort(ns, COST_ROUNDS, sizeof(ns[0]), cmp_u64, NULL);
-	sort(evicted, COST_ROUNDS, sizeof(evicted[0]), cmp_u32, NULL);
+	sort(evicted, COST_ROUNDS, sizeof(evicted[0]), cmp_u64, NULL);
 	kunit_info(test,
-		   "evict-cost case=%s vram=%u window=%u fillers=%u evicted=%u ns_min=%llu ns_median=%llu ns_max=%llu\n",
+		   "evict-cost case=%s vram=%u window=%u fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu\n",
 		   c->name, c->vram, c->window, fillers,
 		   evicted[COST_ROUNDS / 2], ns[0], ns[COST_ROUNDS / 2],
 		   ns[COST_ROUNDS - 1]);

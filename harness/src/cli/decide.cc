@@ -131,7 +131,7 @@ void run_decide(const DecideArgs &a)
 		throw CLI::ValidationError("TRACE", "no traces given");
 	std::vector<KernelChoice> choices;
 	std::vector<std::string> names = a.policies;
-	std::vector<bool> oracle, netrow;
+	std::vector<ScoreSource> source; // per policy
 	for (auto &p : a.policies) {
 		ScoreSource s;
 		try {
@@ -142,18 +142,17 @@ void run_decide(const DecideArgs &a)
 		if (s == ScoreSource::Net && a.weights.empty())
 			throw CLI::ValidationError("--policies", "policy \"" + p + "\" needs --weights "
 			                                         "(the network whose scores it evicts by)");
-		oracle.push_back(s == ScoreSource::Oracle);
-		netrow.push_back(s == ScoreSource::Net);
+		source.push_back(s);
 	}
-	const bool any_oracle = std::find(oracle.begin(), oracle.end(), true) != oracle.end();
+	const bool any_oracle =
+	        std::find(source.begin(), source.end(), ScoreSource::Oracle) != source.end();
 	Mlp mlp;
 	const bool net = !a.weights.empty();
 	if (net) { // the last policy: min-max + key with the network's scores
 		mlp = Mlp::load(a.weights);
 		names.push_back("minmax+key:" + base_name(a.weights).substr(0, base_name(a.weights).rfind('.')));
 		choices.push_back(kernel_choice("minmax+key", a.config.topdown_kib));
-		oracle.push_back(false);
-		netrow.push_back(true);
+		source.push_back(ScoreSource::Net);
 	}
 	if (choices.empty() || choices[0].policy != &find_kernel_policy("lru") || choices[0].topdown_kib)
 		throw CLI::ValidationError("--policies", "the first policy must be lru (stock 6.12), "
@@ -202,10 +201,10 @@ void run_decide(const DecideArgs &a)
 		std::vector<size_t> run_as(P);
 		for (size_t p = 0; p < P; p++) {
 			run_as[p] = p;
-			if (!m.scores && choices[p].policy->scored() && !netrow[p] && !oracle[p])
+			if (!m.scores && choices[p].policy->scored() && source[p] == ScoreSource::Trace)
 				for (size_t q = 0; q < P; q++)
 					if (!choices[q].policy->scored() && same_but_key(choices[q], choices[p]) &&
-					    !netrow[q] && !oracle[q])
+					    source[q] == ScoreSource::Trace)
 						run_as[p] = q;
 		}
 		std::vector<uint32_t> periods;
@@ -255,7 +254,10 @@ void run_decide(const DecideArgs &a)
 				Fig f;
 				try {
 					const KernelResult r = simulate_kernel(
-					        netrow[k.p] ? scored[k.s] : oracle[k.p] ? oracle_kt : kp, c);
+					        source[k.p] == ScoreSource::Net      ? scored[k.s]
+					        : source[k.p] == ScoreSource::Oracle ? oracle_kt
+					                                             : kp,
+					        c);
 					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
 					f.moves = r.moves();
 					f.gtt_bytes = r.gtt_access_bytes;

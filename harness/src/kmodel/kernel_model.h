@@ -164,13 +164,13 @@ inline double transfer_time_us(uint64_t moved_bytes, uint64_t moves, uint64_t gt
 	       gtt_factor * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
 }
 
-// The series' key arithmetic (radeon_bo_evict_key()).
 // The bo->priority variant: a submission's score puts the BO in list score >> 30 of TTM's
 // four; an unscored BO (neutral score) stays in the top one, so that scores only bring
 // eviction forward, as with the key.
 constexpr uint32_t kTtmPriorities = 4; // TTM_MAX_BO_PRIORITY
 inline uint32_t radeon_bo_priority(uint32_t score) { return score >> 30; }
 
+// The series' key arithmetic (radeon_bo_evict_key()).
 inline uint64_t radeon_evict_key(uint64_t stamp, uint32_t score, uint32_t window)
 {
 	return stamp - ((uint64_t(kScoreNeutral - score) * window) >> 32);

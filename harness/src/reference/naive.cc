@@ -559,8 +559,8 @@ struct NaiveKernel {
 			for (const E &e : head)
 				bo[e.id].evict_key = radeon_evict_key(stamp, bo[e.id].cs_score, c.window);
 		}
-		for (const E &e : head)
-			if (c.bo_priority)
+		if (c.bo_priority)
+			for (const E &e : head)
 				bo[e.id].prio = radeon_bo_priority(bo[e.id].cs_score);
 		for (const E &e : head) {
 			if (bo[e.id].mem == MemVram)
