@@ -43,6 +43,7 @@ defined_only() {
 	done <"$1"
 }
 
+: >"$BUILD/bisect.txt"
 n=0
 for c in "${commits[@]}"; do
 	n=$((n + 1))
@@ -69,6 +70,12 @@ for c in "${commits[@]}"; do
 	printf '%d/%d %-7s %-66s %s (%ds)\n' "$n" "${#commits[@]}" "$status" \
 		"$subject" "${summary:-no test run, see $log}" \
 		$(($(date +%s) - start))
+	# The same, for machines (kernel/cover-letter.py collect --bisect)
+	count() { grep -oE "$1: [0-9]+" <<<"$summary" | grep -oE '[0-9]+' || echo 0; }
+	printf 'patch %d/%d: run %s passed %s skipped %s failed %s\n' "$n" "${#commits[@]}" \
+		"$(grep -oE 'Ran [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)" \
+		"$(count passed)" "$(count skipped)" \
+		"$(( $(count failed) + $(count crashed) + $(count errors) ))" >>"$BUILD/bisect.txt"
 	if [ "$status" != ok ]; then
 		echo "patch $n of ${#commits[@]} fails on its own; log: $log"
 		exit 1

@@ -19,7 +19,7 @@ mkdir -p "$out"
 qemu_args="-smp 2"
 [ "${VRAMLAB_KVM:-0}" = 1 ] && qemu_args="-enable-kvm -cpu host -smp 2"
 
-series=$(git -C "$kdir" rev-parse HEAD)
+series=$(git -C "$kdir" rev-parse "${EVICT_COST_REV:-HEAD}")
 for kind in base series; do
 	rev=$([ $kind = base ] && echo "$base" || echo "$series")
 	tree=$cache/linux-6.12-cost-$kind
