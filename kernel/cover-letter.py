@@ -226,6 +226,14 @@ def fields(data):
         if not off:
             die(f"numbers: evict_cost {arch} has no series rows with the window off")
         f[f"cost_off_{arch}"] = f"{min(off):+.1f}% to {max(off):+.1f}%"
+        # unpatched 6.12 against itself: how much one case's median moves between runs
+        spread = []
+        for case in {r["case"] for run in runs for r in run[arch]}:
+            ms = [r["ns_median"] for run in runs for r in run[arch]
+                  if r["kernel"] == "6.12" and r["case"] == case and r["evicted"] >= 100]
+            if len(ms) > 1:
+                spread.append((max(ms) / min(ms) - 1) * 100)
+        f[f"cost_base_spread_{arch}"] = f"{max(spread):.0f}%" if spread else "n/a (one run)"
         fit = {(r["kernel"], r["window"]): r for r in runs[-1][arch]
                if r["case"] == "fit-256"}
         walk, win = fit.get(("6.12", 0)), fit.get(("series", 1024))
