@@ -44,28 +44,21 @@ def load_json(path):
 # KUnit JSON (kunit.py --json): nested groups of test cases
 def kunit_counts(path):
     counts = {"total": 0, "passed": 0, "skipped": 0, "failed": 0}
-    suites = {}
 
-    def walk(group, suite):
+    def walk(group):
         for case in group.get("test_cases", []):
-            st = case.get("status", "")
             counts["total"] += 1
-            key = {"PASS": "passed", "SKIP": "skipped"}.get(st, "failed")
-            counts[key] += 1
-            s = suites.setdefault(suite, {"total": 0, "passed": 0, "skipped": 0, "failed": 0})
-            s["total"] += 1
-            s[key] += 1
+            counts[{"PASS": "passed", "SKIP": "skipped"}.get(case.get("status"), "failed")] += 1
         for sub in group.get("sub_groups", []):
-            # a suite is a group with cases; parameterised cases are groups under it
-            walk(sub, sub["name"] if suite is None else suite)
+            walk(sub)
 
-    walk(load_json(path), None)
+    walk(load_json(path))
     if not counts["total"]:
         die(f"{path}: no test cases")
-    return counts, suites
+    return counts
 
 
-# each-patch-kunit.sh's log: "patch N/M: run R passed P skipped S failed F T s  subject"
+# each-patch-kunit.sh's bisect.txt: "patch N/M: run R passed P skipped S failed F"
 BISECT_RE = re.compile(r"^patch (\d+)/(\d+): run (\d+) passed (\d+) skipped (\d+) failed (\d+)")
 
 
@@ -109,25 +102,21 @@ EVICT_COST_RUNS = 4
 
 
 def evict_cost(d, old):
-    out = {"struct_sizes": {}, "cases": {}}
+    struct_sizes = {}
     sizes = os.path.join(d, "struct-sizes.txt")
     with open(sizes, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             p = line.split()
             if len(p) != 3 or not p[2].isdigit():
                 die(f"{sizes}:{n}: want 'KERNEL STRUCT BYTES'")
-            out["struct_sizes"].setdefault(p[1], {})[p[0]] = int(p[2])
-    for arch in ("um", "x86_64"):
-        path = os.path.join(d, f"evict-cost-{arch}.json")
-        rows = load_json(path)
-        out["cases"][arch] = [
-            {k: r[k] for k in ("kernel", "case", "window", "evicted", "ns_median",
-                               "vs_unpatched_pct")}
-            for r in rows
-        ]
-    runs = [r for r in (old or {}).get("runs", []) if r != out["cases"]]
-    runs = (runs + [out["cases"]])[-EVICT_COST_RUNS:]
-    return {"struct_sizes": out["struct_sizes"], "runs": runs}
+            struct_sizes.setdefault(p[1], {})[p[0]] = int(p[2])
+    keys = ("kernel", "case", "window", "evicted", "ns_median", "vs_unpatched_pct")
+    cases = {arch: [{k: r[k] for k in keys}
+                    for r in load_json(os.path.join(d, f"evict-cost-{arch}.json"))]
+             for arch in ("um", "x86_64")}
+    # the same run collected again is not a second run
+    runs = [r for r in (old or {}).get("runs", []) if r != cases]
+    return {"struct_sizes": struct_sizes, "runs": (runs + [cases])[-EVICT_COST_RUNS:]}
 
 
 def decide_verdicts(path):
@@ -163,8 +152,7 @@ def patch_subjects(d):
 def collect(a):
     data = load_json(a.out) if os.path.exists(a.out) else {}
     if a.kunit:
-        counts, suites = kunit_counts(a.kunit)
-        data["kunit"] = {"counts": counts, "suites": suites}
+        data["kunit"] = {"counts": kunit_counts(a.kunit)}
     if a.bisect:
         data["bisect"] = bisect_counts(a.bisect)
     if a.selftest:
@@ -323,18 +311,12 @@ def main():
     for opt in ("kunit", "bisect", "selftest", "evict-cost", "decide", "series", "lab"):
         c.add_argument("--" + opt)
     c.set_defaults(run=collect)
-    f = sub.add_parser("fill")
-    f.add_argument("cover")
-    f.add_argument("template")
-    f.add_argument("numbers")
-    f.add_argument("--check", action="store_true")
-    f.set_defaults(run=fill)
-    r = sub.add_parser("readme")
-    r.add_argument("readme")
-    r.add_argument("template")
-    r.add_argument("numbers")
-    r.add_argument("--check", action="store_true")
-    r.set_defaults(run=readme)
+    for name, target, run in (("fill", "cover", fill), ("readme", "readme", readme)):
+        p = sub.add_parser(name)
+        for arg in (target, "template", "numbers"):
+            p.add_argument(arg)
+        p.add_argument("--check", action="store_true")
+        p.set_defaults(run=run)
     a = ap.parse_args()
     a.run(a)
 

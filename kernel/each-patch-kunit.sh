@@ -43,6 +43,9 @@ defined_only() {
 	done <"$1"
 }
 
+# "Ran N" or "passed: N" of kunit.py's summary line, 0 when absent
+count() { grep -oE "$1:? [0-9]+" <<<"$summary" | grep -oE '[0-9]+' || echo 0; }
+
 : >"$BUILD/bisect.txt"
 n=0
 for c in "${commits[@]}"; do
@@ -71,10 +74,8 @@ for c in "${commits[@]}"; do
 		"$subject" "${summary:-no test run, see $log}" \
 		$(($(date +%s) - start))
 	# The same, for machines (kernel/cover-letter.py collect --bisect)
-	count() { grep -oE "$1: [0-9]+" <<<"$summary" | grep -oE '[0-9]+' || echo 0; }
 	printf 'patch %d/%d: run %s passed %s skipped %s failed %s\n' "$n" "${#commits[@]}" \
-		"$(grep -oE 'Ran [0-9]+' <<<"$summary" | grep -oE '[0-9]+' || echo 0)" \
-		"$(count passed)" "$(count skipped)" \
+		"$(count Ran)" "$(count passed)" "$(count skipped)" \
 		"$(( $(count failed) + $(count crashed) + $(count errors) ))" >>"$BUILD/bisect.txt"
 	if [ "$status" != ok ]; then
 		echo "patch $n of ${#commits[@]} fails on its own; log: $log"
