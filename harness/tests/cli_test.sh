@@ -159,6 +159,42 @@ expect_fail "malformed shim log" "shim3.log: line 1: nscores is 2 but 1 scores f
 	ok || bad "show imported"
 expect_fail "no vram_bytes" "edge-cases.vrl: no vram_bytes in the header" "$bin" trace scores "$src/tests/data/edge-cases.vrl"
 
+# v2.2: a relocation's high-priority use (prio bit 4). Buffer 0 is created without the flag and
+# used with it, buffer 1 created with it, buffer 2 never high priority.
+make_v22() { # make_v22 OUT MINOR
+	/usr/bin/python3 - "$@" <<'PY'
+import sys
+hdr = b"vram_bytes=268435456\n"
+out = b"vrltrace" + bytes([2, int(sys.argv[2])]) + len(hdr).to_bytes(4, "little") + hdr
+out += bytes([0x10, 0, 0, 0x80, 0x20, 0])                     # create 0, 4096 bytes
+out += bytes([0x10, 1, 1, 0x80, 0x80, 0x04, 1])               # create 1, 65536, flag
+out += bytes([0x10, 1, 2, 0x80, 0x40, 0])                     # create 2, 8192
+out += bytes([0x08, 5, 0, 0, 2, 2, 1, 0, 0, 8, 0])            # CS: 2 read, 0 write (2.1 ok)
+out += bytes([0x08, 5, 0, 0, 2, 0, 8, 0x12, 1, 1, 0x10])      # CS: 0 write prio 2 + use, 1 use
+out += bytes([0x05, 1, 0x0F, 0, 6])                            # FRAME, END
+open(sys.argv[1], "wb").write(out)
+PY
+}
+make_v22 "$work/hp.raw" 2
+"$bin" trace show --color never "$work/hp.raw" >"$work/hp.show" 2>&1 &&
+	grep -q "^  buffer 0 read 0 write 1 prio 2 (high-priority use)$" "$work/hp.show" &&
+	grep -q "^  buffer 2 read 1 write 0 prio 0$" "$work/hp.show" &&
+	ok || bad "show v2.2: $(cat "$work/hp.show")"
+"$bin" trace convert "$work/hp.raw" "$work/hp.vrl" 2>/dev/null &&
+	"$bin" trace show --color never "$work/hp.vrl" | grep -q "buffer 1 read 1 write 0 prio 0 (high-priority use)" &&
+	ok || bad "convert v2.2 to v2 keeps the bit"
+"$bin" trace convert "$work/hp.raw" "$work/hp.bin" 2>"$work/hp.err" &&
+	grep -q "set the high-priority flag of 1 buffers at their create from a later high-priority use (bostats1 has only the create flag)" "$work/hp.err" &&
+	"$bin" trace show --color never "$work/hp.bin" >"$work/hp.show" &&
+	grep -q "^create buffer 0 at 0 ms (4096 bytes, high priority)" "$work/hp.show" &&
+	grep -q "^create buffer 1 at 0 ms (65536 bytes, high priority)" "$work/hp.show" &&
+	grep -q "^create buffer 2 at 0 ms (8192 bytes)" "$work/hp.show" &&
+	ok || bad "convert v2.2 to bostats1: $(cat "$work/hp.err" "$work/hp.show")"
+"$bin" trace scores "$work/hp.raw" >/dev/null 2>&1 && ok || bad "trace scores v2.2"
+make_v22 "$work/hp21.raw" 1
+expect_fail "bit 4 in a 2.1 file" "hp21.raw: .*relocation priority 18 above 15 (bit 4, high-priority use, needs version 2.2)" \
+	"$bin" trace stats "$work/hp21.raw"
+
 # weights calibrate: the output layer rescaled; the file parses and says how it was made.
 "$bin" weights calibrate --weights "$src/weights/handset.txt" --lo-quantile 0 --hi-quantile 1 \
 	"$traces/nederland1.bin" -o "$work/cal.txt" >"$work/cal.out" 2>&1 &&

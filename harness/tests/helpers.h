@@ -58,4 +58,36 @@ inline std::string repo_trace(const std::string &name)
 
 inline bool shared_corpus() { return std::filesystem::exists(VRAMLAB_SHARED_TRACES); }
 
+// A hand-made trace in v2 of version 2.minor (a CS event's relocations belong to the caller).
+inline void write_v2(const std::string &path, const std::vector<Event> &events, uint8_t minor = 2)
+{
+	TraceInfo info;
+	info.v2_minor = minor;
+	auto w = make_writer(Format::V2, path, info);
+	for (const Event &e : events)
+		w->write(e);
+	w->close();
+}
+
+// Events for write_v2: a CREATE with its create-time flag, a CS record of relocations.
+inline Event create_event(uint32_t id, uint64_t size, bool high_prio = false)
+{
+	Event e;
+	e.type = EventType::Create;
+	e.id = id;
+	e.size = size;
+	e.domain = DomainVram;
+	e.high_prio = high_prio;
+	return e;
+}
+inline Event cs_event(const std::vector<CsReloc> &relocs, uint64_t time_us = 0)
+{
+	Event e;
+	e.type = EventType::Cs;
+	e.time_us = time_us;
+	e.nrelocs = uint32_t(relocs.size());
+	e.relocs = relocs.data();
+	return e;
+}
+
 } // namespace vramlab::test

@@ -198,7 +198,63 @@ TEST(BadInput, V21CsRecords)
 	EXPECT_NE(error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x00\x41\x00\x05", 9)))
 	                  .find("without a score chunk"),
 	          std::string::npos);
-	EXPECT_NE(error_of(v2(2, "")).find("unsupported version 2.2"), std::string::npos);
+	EXPECT_NE(error_of(v2(3, "")).find("unsupported version 2.3"), std::string::npos);
+}
+
+// v2.2: bit 4 of a relocation's priority byte is the high-priority use; bits 7..5 stay unknown,
+// and a 2.0 or 2.1 file may not use bit 4.
+TEST(BadInput, V22HighPriorityUseBit)
+{
+	// create buffer 0 (4096 bytes), then a CS record at byte 20 with one relocation of buffer 0
+	// (read VRAM) and priority byte p, then END with count 2
+	const std::string create0 = std::string("\x10\x00\x00\x80\x20\x00", 6);
+	auto with_prio = [&](uint8_t minor, uint8_t p) {
+		return v2(minor, create0 + std::string("\x08\x00\x00\x00\x01\x00\x01", 7) + char(p) +
+		                         std::string("\x0f\x00\x02", 3));
+	};
+	for (uint8_t p : {0x10, 0x13, 0x1f}) {
+		EXPECT_EQ(error_of(with_prio(2, p)), "") << int(p);
+		const std::string bytes = with_prio(2, p);
+		auto r = open_trace_memory(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(),
+		                           "v22");
+		EXPECT_EQ(r->info().v2_minor, 2);
+		Event e;
+		while (r->next(e) && e.type != EventType::Cs) {
+		}
+		ASSERT_EQ(e.type, EventType::Cs);
+		ASSERT_EQ(e.nrelocs, 1u);
+		EXPECT_TRUE(e.relocs[0].high_prio_use);
+		EXPECT_EQ(e.relocs[0].prio, p & 15); // the kernel's priority, without the bit
+	}
+	EXPECT_EQ(error_of(with_prio(2, 15)), "");
+	EXPECT_EQ(error_of(with_prio(1, 15)), "");
+	// bit 4 in a 2.1 file: the error says where and that it needs 2.2
+	for (uint8_t p : {0x10, 0x1f}) {
+		const std::string msg = error_of(with_prio(1, p), "v21.vrl");
+		EXPECT_NE(msg.find("v21.vrl"), std::string::npos) << msg;
+		EXPECT_NE(msg.find("byte 20: relocation priority " + std::to_string(p) +
+		                   " above 15 (bit 4, high-priority use, needs version 2.2)"),
+		          std::string::npos)
+		    << msg;
+	}
+	EXPECT_NE(error_of(with_prio(1, 0x20)).find("byte 20: relocation priority 32 above 15"),
+	          std::string::npos);
+	// bits 7..5 in a 2.2 file
+	for (uint8_t p : {0x20, 0x30, 0x40, 0x80, 0xff}) {
+		const std::string msg = error_of(with_prio(2, p), "v22.vrl");
+		EXPECT_NE(msg.find("v22.vrl"), std::string::npos) << msg;
+		EXPECT_NE(msg.find("byte 20: relocation priority byte " + std::to_string(p) +
+		                   ": unknown bits (bits 7..5 must be 0)"),
+		          std::string::npos)
+		    << msg;
+	}
+	// CREATE flag bit 0 (high priority at create) stays legal in 2.2; bit 2 stays unknown
+	auto with_flags = [](char f) {
+		return v2(2, std::string("\x10\x00\x00\x80\x20", 5) + f + std::string("\x0f\x00\x01", 3));
+	};
+	EXPECT_EQ(error_of(with_flags(1)), "");
+	EXPECT_EQ(error_of(with_flags(3)), "");
+	EXPECT_NE(error_of(with_flags(4)).find("byte 14: unknown create flags 4"), std::string::npos);
 }
 
 TEST(BadInput, CreateFlagsImportedNeedsV21)

@@ -211,8 +211,9 @@ TEST(Formats, V21CsRecordsRoundTripWithChangedScoresOnly)
 		c.domain = DomainVram;
 		w->write(c);
 	}
-	std::vector<CsReloc> relocs = {{0, DomainVram, 0, 3, 7}, {2, 0, DomainGtt, 15, kScoreNeutral},
-	                               {1, DomainVram | DomainGtt, 0, 0, 123}};
+	std::vector<CsReloc> relocs = {{0, DomainVram, 0, 3, false, 7},
+	                               {2, 0, DomainGtt, 15, false, kScoreNeutral},
+	                               {1, DomainVram | DomainGtt, 0, 0, false, 123}};
 	for (int k = 0; k < 3; k++) {
 		Event cs;
 		cs.type = EventType::Cs;
@@ -254,6 +255,126 @@ TEST(Formats, V21CsRecordsRoundTripWithChangedScoresOnly)
 	EXPECT_EQ(s.cs, 3u);
 	EXPECT_EQ(s.reads, 6u);
 	EXPECT_EQ(s.writes, 3u);
+}
+
+namespace {
+
+// Three buffers (1 with the CREATE flag), then CS 0 [0 with the high-priority use (prio 3),
+// 1 (prio 0), 2 with it (prio 15)] and CS 1 [0 without it, written].
+void write_v22(const std::string &path, const TraceInfo &info)
+{
+	auto w = make_writer(Format::V2, path, info);
+	for (uint32_t id = 0; id < 3; id++) {
+		Event c;
+		c.type = EventType::Create;
+		c.id = id;
+		c.size = 4096 << id;
+		c.domain = DomainVram;
+		c.high_prio = id == 1;
+		w->write(c);
+	}
+	const std::vector<CsReloc> cs0 = {{0, DomainVram, 0, 3, true, kScoreNeutral},
+	                                  {1, DomainVram, 0, 0, false, kScoreNeutral},
+	                                  {2, 0, DomainVram, 15, true, kScoreNeutral}};
+	const std::vector<CsReloc> cs1 = {{0, 0, DomainVram, 0, false, kScoreNeutral}};
+	for (auto *relocs : {&cs0, &cs1}) {
+		Event cs;
+		cs.type = EventType::Cs;
+		cs.time_us = 1000 * (relocs == &cs0 ? 1 : 2);
+		cs.nrelocs = uint32_t(relocs->size());
+		cs.relocs = relocs->data();
+		w->write(cs);
+	}
+	w->close();
+}
+
+} // namespace
+
+TEST(Formats, V22HighPriorityUseRoundTrips)
+{
+	const std::string path = test::temp_path("hp.vrl"), copy = test::temp_path("hp2.vrl");
+	TraceInfo info;
+	info.v2_minor = 2;
+	write_v22(path, info);
+	// The bit comes back apart from the kernel's priority, in a 2.2 file.
+	auto check = [](const std::string &file) {
+		auto r = open_trace(file);
+		EXPECT_EQ(r->info().v2_minor, 2);
+		std::vector<CsReloc> got;
+		Event e;
+		while (r->next(e))
+			if (e.type == EventType::Cs)
+				got.insert(got.end(), e.relocs, e.relocs + e.nrelocs);
+		ASSERT_EQ(got.size(), 4u);
+		const bool use[] = {true, false, true, false};
+		const uint8_t prio[] = {3, 0, 15, 0};
+		for (size_t i = 0; i < 4; i++) {
+			EXPECT_EQ(got[i].high_prio_use, use[i]) << i;
+			EXPECT_EQ(got[i].prio, prio[i]) << i;
+		}
+	};
+	check(path);
+	// A copy made with the reader's TraceInfo (what convert and repair do) stays 2.2.
+	{
+		auto r = open_trace(path);
+		auto w = make_writer(Format::V2, copy, r->info());
+		Event e;
+		while (r->next(e))
+			w->write(e);
+		w->close();
+	}
+	check(copy);
+	auto a = test::read_all(path), b = test::read_all(copy);
+	ASSERT_EQ(a.size(), b.size());
+	for (size_t i = 0; i < a.size(); i++)
+		EXPECT_TRUE(same(a[i], b[i])) << i;
+	// Readers that count the thesis's way see the use on each expanded read or write.
+	auto r = open_trace(path);
+	CsExpander x(*r);
+	std::vector<std::pair<uint32_t, bool>> uses;
+	Event e;
+	while (x.next(e))
+		if (e.type == EventType::Read || e.type == EventType::Write)
+			uses.emplace_back(e.id, e.high_prio);
+	EXPECT_EQ(uses, (std::vector<std::pair<uint32_t, bool>>{{0, true}, {1, false}, {2, true},
+	                                                        {0, false}}));
+}
+
+TEST(Formats, TheV2WriterWrites21UnlessTold22)
+{
+	// Without v2_minor = 2 the writer writes 2.1 (older readers know it) and refuses the bit
+	// rather than drop it.
+	const std::string path = test::temp_path("hp21.vrl");
+	try {
+		write_v22(path, TraceInfo{});
+		ADD_FAILURE() << "a 2.1 writer took a high-priority use";
+	} catch (const TraceError &e) {
+		EXPECT_NE(std::string(e.what()).find("relocation of buffer 0 has the high-priority-use "
+		                                     "bit, which needs version 2.2"),
+		          std::string::npos)
+		    << e.what();
+	}
+	{
+		auto w = make_writer(Format::V2, path, TraceInfo{});
+		Event c;
+		c.type = EventType::Create;
+		c.size = 4096;
+		w->write(c);
+		w->close();
+	}
+	EXPECT_EQ(open_trace(path)->info().v2_minor, 1);
+	// The version bytes themselves, decompressed: "vrltrace", 2, 1.
+	ByteSource src(path);
+	uint8_t head[10];
+	ASSERT_TRUE(src.read(head, 10));
+	EXPECT_EQ(head[8], 2);
+	EXPECT_EQ(head[9], 1);
+	TraceInfo two;
+	two.v2_minor = 2;
+	write_v22(path, two);
+	ByteSource src2(path);
+	ASSERT_TRUE(src2.read(head, 10));
+	EXPECT_EQ(head[9], 2);
 }
 
 TEST(TraceCache, ASecondLoadComesFromTheCacheAndADamagedFileIsIgnored)

@@ -448,5 +448,48 @@ TEST(KernelTrace, ThesisTracesGetOneSubmissionPerMillisecond)
 	EXPECT_TRUE(t.synthesized);
 }
 
+// v2.2: both models keep one priority per buffer, for its whole life: the CREATE flag or any
+// relocation of the buffer with the high-priority-use bit, wherever it comes in the trace.
+TEST(KernelTrace, AHighPriorityUseMakesTheBufferHighPriorityForItsWholeLife)
+{
+	const uint8_t V = DomainVram;
+	// 0: CREATE flag; 1: used plain, then with the bit; 2: never; 3: with the bit, then plain.
+	const std::vector<CsReloc> a = {{0, V, 0, 0, false, kScoreNeutral},
+	                                {1, V, 0, 0, false, kScoreNeutral},
+	                                {3, 0, V, 0, true, kScoreNeutral}};
+	const std::vector<CsReloc> b = {{1, 0, V, 2, true, kScoreNeutral},
+	                                {2, V, 0, 0, false, kScoreNeutral}};
+	const std::vector<CsReloc> c = {{3, V, 0, 0, false, kScoreNeutral}};
+	Event destroy;
+	destroy.type = EventType::Destroy;
+	destroy.id = 1;
+	destroy.time_us = 4000;
+	const std::string path = test::temp_path("hp-models.vrl");
+	test::write_v2(path, {test::create_event(0, 4096, true), test::create_event(1, 8192),
+	                      test::create_event(2, 4096), test::create_event(3, 4096),
+	                      test::cs_event(a, 1000), test::cs_event(b, 2000),
+	                      test::cs_event(c, 3000), destroy});
+	const KernelTrace k = load_kernel_trace(path);
+	EXPECT_EQ(k.prio, (std::vector<uint8_t>{kPrioAtCreate, kPrioInUse, 0, kPrioInUse}));
+	ASSERT_EQ(k.relocs.size(), 6u);
+	EXPECT_EQ(k.relocs[3].prio, 2);          // the kernel's priority, as sent
+	EXPECT_TRUE(k.relocs[3].high_prio_use);  // and the use beside it
+	EXPECT_FALSE(k.synthesized);
+	const CompactTrace t = load_compact(path, OnDestroyed::Skip);
+	EXPECT_EQ(t.prio, (std::vector<uint8_t>{1, 1, 0, 1}));
+	// The same trace as 2.1 without the bits: the CREATE flag alone.
+	std::vector<CsReloc> plain[] = {a, b, c};
+	for (auto &v : plain)
+		for (CsReloc &r : v)
+			r.high_prio_use = false;
+	test::write_v2(path, {test::create_event(0, 4096, true), test::create_event(1, 8192),
+	                      test::create_event(2, 4096), test::create_event(3, 4096),
+	                      test::cs_event(plain[0]), test::cs_event(plain[1]),
+	                      test::cs_event(plain[2])},
+	               1);
+	EXPECT_EQ(load_kernel_trace(path).prio, (std::vector<uint8_t>{kPrioAtCreate, 0, 0, 0}));
+	EXPECT_EQ(load_compact(path, OnDestroyed::Skip).prio, (std::vector<uint8_t>{1, 0, 0, 0}));
+}
+
 } // namespace
 } // namespace vramlab

@@ -78,14 +78,16 @@ std::vector<Cs> cs_records(const Contract &c, Refresh rule)
 	const uint8_t V = DomainVram, G = DomainGtt;
 	const uint32_t a_final = rule == Refresh::Age ? c.a_age_final : c.a_access_final;
 	std::vector<Cs> out;
-	out.push_back({RingGfx, true, {{0, V, 0, 1, c.a_create}, {1, 0, G, 0, kScoreNeutral}}});
+	out.push_back({RingGfx, true,
+	               {{0, V, 0, 1, false, c.a_create}, {1, 0, G, 0, false, kScoreNeutral}}});
 	Cs dma{RingDma, false, {}};
 	for (int i = 0; i < 597; i++)
-		dma.relocs.push_back({2, V, 0, 0, kScoreNeutral});
+		dma.relocs.push_back({2, V, 0, 0, false, kScoreNeutral});
 	out.push_back(dma);
-	out.push_back({RingGfx, true, {{0, V, 0, 0, rule == Refresh::Age ? c.a_age603 : c.a_create}}});
-	out.push_back({RingGfx, true, {{2, V, 0, 0, c.c_create}, {1, V, 0, 0, c.b_605}}});
-	out.push_back({RingGfx, true, {{0, 0, V, 0, a_final}, {0, V, 0, 15, a_final}}});
+	out.push_back({RingGfx, true,
+	               {{0, V, 0, 0, false, rule == Refresh::Age ? c.a_age603 : c.a_create}}});
+	out.push_back({RingGfx, true, {{2, V, 0, 0, false, c.c_create}, {1, V, 0, 0, false, c.b_605}}});
+	out.push_back({RingGfx, true, {{0, 0, V, 0, false, a_final}, {0, V, 0, 15, false, a_final}}});
 	return out;
 }
 
@@ -368,6 +370,94 @@ TEST(ScoreContract, UntrackedRelocationsInTheShimLog)
 	r = check(l);
 	ASSERT_GE(r.log.mismatches, 1u);
 	EXPECT_EQ(r.log.first[0].what, "relocation count");
+}
+
+// v2.2: a buffer learns it is high priority from its relocations. The flag is sticky and set
+// before the access is counted and before the refresh it triggers (score.md, rule 4).
+TEST(ScoreContract, AHighPriorityUseIsSeenByTheRefreshItTriggers)
+{
+	// trained-kernel.txt (the network Mesa compiles in): high_prio moves its scores.
+	const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/trained-kernel.txt");
+	const uint64_t size = 8 * M;
+	// Buffer 0 created without the flag at t1; buffer 1 at t2 and 599 reads of it (t3..t601);
+	// then 0's first relocation, a depth/stencil write with bit 4, at t602: 601 ticks after
+	// its create, a refresh, from reads 0, writes 1, last_write 602.
+	const uint32_t at_create = S(m, size, false, 1, 1, 1, 1, 0, 0, 0);
+	const uint32_t want = S(m, size, true, 602, 1, 602, 1, 0, 1, 0);
+	// Were the flag set after the access (the refresh computed first), the score would be:
+	const uint32_t flag_after = S(m, size, false, 602, 1, 602, 1, 0, 1, 0);
+	ASSERT_NE(want, flag_after) << "high_prio must change the score, or this test tells nothing";
+	ASSERT_NE(want, at_create);
+	// Later: 0 read again 601 ticks on without the bit: still high priority (sticky).
+	const uint32_t sticky = S(m, size, true, 1204, 1204, 602, 1, 1, 1, 0);
+	ASSERT_NE(sticky, S(m, size, false, 1204, 1204, 602, 1, 1, 1, 0));
+	// Buffer 1: created without the flag, its use with bit 4 at t603 refreshes nothing under
+	// "access" (its previous access is 2 ticks back): it keeps the score computed before. Under
+	// "age" (601 ticks after its create score) it refreshes, with the flag.
+	const uint32_t b_create = S(m, 4 * K, false, 2, 2, 2, 2, 0, 0, 0);
+	const uint32_t b_age = S(m, 4 * K, true, 603, 603, 2, 2, 600, 0, 0);
+	ASSERT_NE(b_create, b_age);
+	for (Refresh rule : {Refresh::Access, Refresh::Age}) {
+		ScoreTracker t(m, kVram, rule);
+		t.create(0, size, false, false);
+		EXPECT_EQ(t.score(0), at_create); // the CREATE flag only
+		t.create(1, 4 * K, false, false);
+		for (int i = 0; i < 599; i++)
+			t.access(1, false);
+		EXPECT_EQ(t.ticks(), 601u);
+		EXPECT_TRUE(t.access(0, true, true));
+		EXPECT_EQ(t.score(0), want);
+		EXPECT_EQ(t.access(1, false, true), rule == Refresh::Age);
+		EXPECT_EQ(t.score(1), rule == Refresh::Age ? b_age : b_create); // "access": not rescored
+		for (int i = 0; i < 600; i++) // t604..t1203
+			t.access(1, false);
+		EXPECT_TRUE(t.access(0, false)); // t1204: 602 ticks after its access and its score
+		EXPECT_EQ(t.score(0), sticky);
+	}
+	// The same through a v2.2 trace: `trace scores` replays it and the recorded scores match;
+	// a trace that recorded the flag-after score is a mismatch at that relocation.
+	for (uint32_t recorded : {want, flag_after}) {
+		const std::string path = test::temp_path("hp-contract.vrl");
+		{
+			TraceInfo info;
+			info.meta["vram_bytes"] = std::to_string(kVram);
+			info.v2_minor = 2;
+			auto w = make_writer(Format::V2, path, info);
+			Event e;
+			e.type = EventType::Create;
+			e.size = size;
+			w->write(e);
+			e.id = 1;
+			e.size = 4 * K;
+			w->write(e);
+			std::vector<CsReloc> dma(599, CsReloc{1, DomainVram, 0, 0, false, kScoreNeutral});
+			Event cs;
+			cs.type = EventType::Cs;
+			cs.ring = RingDma;
+			cs.nrelocs = uint32_t(dma.size());
+			cs.relocs = dma.data();
+			w->write(cs);
+			const CsReloc depth[] = {{0, 0, DomainVram, 0, true, recorded},
+			                         {1, DomainVram, 0, 0, true, b_create}};
+			cs.ring = RingGfx;
+			cs.cs_scores = true;
+			cs.nrelocs = 2;
+			cs.relocs = depth;
+			w->write(cs);
+			w->close();
+		}
+		const ScoreCheck r = check_trace_scores(path, m, Refresh::Access);
+		EXPECT_EQ(r.ticks, 603u);
+		EXPECT_EQ(r.trace.scores_checked, 2u);
+		if (recorded == want) {
+			EXPECT_EQ(r.trace.mismatches, 0u);
+		} else {
+			ASSERT_EQ(r.trace.mismatches, 1u);
+			EXPECT_EQ(r.trace.first[0].reloc, 0);
+			EXPECT_EQ(r.trace.first[0].expected, want);
+			EXPECT_EQ(r.trace.first[0].got, flag_after);
+		}
+	}
 }
 
 TEST(ScoreContract, TheVramInputComesFromTheHeader)

@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "helpers.h"
 #include "train/trainer.h"
 
 using namespace vramlab;
@@ -51,6 +52,31 @@ std::string tmp(const std::string &name)
 }
 
 } // namespace
+
+// The trainer replays the score contract over the kernel model's trace: a buffer that learns
+// its high priority from a relocation (v2.2) is scored at create without it and by the refresh
+// of that relocation with it, as Mesa does, although the model keeps it for the whole life.
+TEST(TrainObjective, AHighPriorityUseCountsFromItsRelocationOn)
+{
+	const uint8_t V = DomainVram;
+	const std::vector<CsReloc> dma(599, CsReloc{1, V, 0, 0, false, kScoreNeutral});
+	const std::vector<CsReloc> depth = {{0, 0, V, 0, true, kScoreNeutral}};
+	const std::string path = test::temp_path("hp-train.vrl");
+	test::write_v2(path, {test::create_event(0, 8 << 20), test::create_event(1, 4096),
+	                      test::cs_event(dma), test::cs_event(depth)});
+	const TrainTrace t = prepare_train_trace(load_kernel_trace(path), 256ull << 20);
+	EXPECT_EQ(t.kt.prio[0], kPrioInUse);
+	// buffer 0's computations: its create (t1) and the refresh at t602, 601 ticks later
+	const float size_in = float(double(8 << 20)) / 1073741824.0f;
+	std::vector<float> prio_in;
+	for (auto &x : t.inputs)
+		if (x[0] == size_in)
+			prio_in.push_back(x[2]);
+	EXPECT_EQ(prio_in, (std::vector<float>{0.0f, 1.0f}));
+	ASSERT_EQ(t.reloc_input.size(), 600u);
+	EXPECT_EQ(t.inputs[t.reloc_input[599]][2], 1.0f); // the depth write carries the refresh
+	EXPECT_EQ(t.inputs[t.reloc_input[599]][0], size_in);
+}
 
 TEST(GaOperators, ChildrenKeepPopulationSizeAndGenesInRange)
 {

@@ -166,7 +166,9 @@ void add_trace_scores_command(CLI::App &trace)
 	auto *sc = trace.add_subcommand(
 	        "scores", "recompute the scores of every CS record by the score contract (docs/score.md) "
 	                  "and compare them with the trace's and a DRM shim log's");
-	sc->add_option("FILE", a.trace, "a v2.1 trace (CS records)")->required()->check(CLI::ExistingFile);
+	sc->add_option("FILE", a.trace, "a v2.1 or v2.2 trace (CS records)")
+	    ->required()
+	    ->check(CLI::ExistingFile);
 	sc->add_option("--weights", a.weights, "weights file (default weights/handset-calibrated.txt)");
 	sc->add_option("--refresh", a.refresh, "refresh rule: access (the thesis's, Mesa's default) or "
 	                                       "age (RADEON_BO_SCORE_REFRESH=age)")

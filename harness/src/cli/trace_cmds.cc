@@ -130,8 +130,9 @@ void cmd_show(const std::string &file, const std::string &color)
 			            e.nrelocs, e.cs_scores ? ", scores" : "", off);
 			for (uint32_t i = 0; i < e.nrelocs; i++) {
 				const CsReloc &rl = e.relocs[i];
-				std::printf("  buffer %u read %u write %u prio %u", rl.id, rl.read_domains,
-				            rl.write_domain, rl.prio);
+				std::printf("  buffer %u read %u write %u prio %u%s", rl.id, rl.read_domains,
+				            rl.write_domain, rl.prio,
+				            rl.high_prio_use ? " (high-priority use)" : "");
 				if (e.cs_scores)
 					std::printf(" score %u", rl.score);
 				std::printf("\n");
@@ -147,8 +148,28 @@ void cmd_show(const std::string &file, const std::string &color)
 // Counts what a conversion loses, so the user is told.
 struct Losses {
 	uint64_t on_destroyed = 0, v2_only = 0, domains = 0, clipped = 0, sub_ms = 0, imported = 0;
+	uint64_t prio_from_use = 0; // create flags set from a later high-priority use (v2.2)
 	bool meta = false;
 };
+
+// Per buffer: a relocation of it has the high-priority-use bit (v2.2). bostats1 and the text
+// have a create flag only; the models' whole-life rule (trace-v2.md) decides it there too.
+std::vector<bool> high_prio_use(const std::string &file)
+{
+	auto r = open_trace(file);
+	std::vector<bool> use;
+	Event e;
+	while (r->next(e)) {
+		if (e.type == EventType::Create && use.size() <= e.id)
+			use.resize(size_t(e.id) + 1, false);
+		if (e.type != EventType::Cs)
+			continue;
+		for (uint32_t i = 0; i < e.nrelocs; i++)
+			if (e.relocs[i].high_prio_use && e.relocs[i].id < use.size())
+				use[e.relocs[i].id] = true;
+	}
+	return use;
+}
 
 uint32_t count_creates(const std::string &file)
 {
@@ -190,6 +211,10 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 			throw TraceError("--meta wants key=value, got \"" + kv + "\"");
 		info.meta[kv.substr(0, eq)] = kv.substr(eq + 1);
 	}
+	// Only a 2.2 file has high-priority uses; a v2 output keeps them where they are.
+	std::vector<bool> use;
+	if (target != Format::V2 && info.v2_minor >= 2)
+		use = high_prio_use(in);
 	auto w = make_writer(target, out, info);
 	Losses loss;
 	loss.meta = target != Format::V2 && !info.meta.empty();
@@ -200,6 +225,10 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 			if (e.type > EventType::Cpu) {
 				loss.v2_only++;
 				continue;
+			}
+			if (e.type == EventType::Create && !e.high_prio && e.id < use.size() && use[e.id]) {
+				e.high_prio = true;
+				loss.prio_from_use++;
 			}
 			loss.domains += e.domain != 0;
 			loss.imported += e.type == EventType::Create && e.imported;
@@ -236,6 +265,11 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	if (loss.imported)
 		std::fprintf(stderr, "  dropped the imported flag of %llu buffers (%s cannot hold it)\n",
 		             (unsigned long long)loss.imported, std::string(format_name(target)).c_str());
+	if (loss.prio_from_use)
+		std::fprintf(stderr, "  set the high-priority flag of %llu buffers at their create from a "
+		                     "later high-priority use (%s has only the create flag)\n",
+		             (unsigned long long)loss.prio_from_use,
+		             std::string(format_name(target)).c_str());
 	if (loss.meta)
 		std::fprintf(stderr, "  dropped the metadata header\n");
 }

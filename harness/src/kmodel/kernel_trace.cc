@@ -101,7 +101,7 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 			t.size.push_back(e.size);
 			t.impossible += impossible_size(e.size);
 			t.domain.push_back(e.domain ? e.domain : uint8_t(DomainVram));
-			t.prio.push_back(e.high_prio);
+			t.prio.push_back(e.high_prio ? kPrioAtCreate : 0);
 			t.ops.push_back(KernelTrace::pack(KernelTrace::Create, e.id));
 			break;
 		case EventType::Read:
@@ -124,6 +124,10 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 					throw TraceError(name + ": a CS names buffer " + std::to_string(rl.id) +
 					                 " with no domain (the kernel would place it in system "
 					                 "memory; the model does not)");
+				// A depth/stencil or MSAA use makes the buffer high priority for its
+				// whole life, as the CREATE flag does (trace-v2.md).
+				if (rl.high_prio_use && rl.id < t.prio.size())
+					t.prio[rl.id] |= kPrioInUse;
 				t.relocs.push_back(rl);
 			}
 			t.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t.cs.size())));
@@ -208,6 +212,7 @@ KernelTrace with_period(const KernelTrace &t, uint32_t period_ms)
 				m.read_domains |= r.read_domains;
 				if (r.write_domain)
 					m.write_domain = r.write_domain;
+				m.high_prio_use |= r.high_prio_use;
 				m.score = r.score; // the latest score sent
 				continue;
 			}

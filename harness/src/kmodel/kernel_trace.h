@@ -20,6 +20,14 @@ struct KernelCs {
 	bool scores = false; // a score chunk was sent
 };
 
+// KernelTrace::prio bits. The model keeps one priority per buffer, for its whole life: either
+// bit makes it high priority. Apart because the score contract's create score sees the CREATE
+// flag only (score.md), which the trainer replays.
+enum : uint8_t {
+	kPrioAtCreate = 1, // the CREATE flag (thesis traces, converted ones)
+	kPrioInUse = 2,    // a relocation of it has the high-priority-use bit (v2.2)
+};
+
 struct KernelTrace {
 	enum Op : uint32_t { Create = 0, Cs = 1, Cpu = 2, Destroy = 3, Frame = 4 };
 	static constexpr unsigned kShift = 29;
@@ -32,7 +40,7 @@ struct KernelTrace {
 	std::vector<CsReloc> relocs;   // v2 domain bits (event.h)
 	std::vector<uint64_t> size;    // per buffer, bytes as the trace has them
 	std::vector<uint8_t> domain;   // per buffer: the domain asked for at create (v2 bits)
-	std::vector<uint8_t> prio;     // per buffer: high priority (thesis traces)
+	std::vector<uint8_t> prio;     // per buffer: high priority when nonzero (kPrio* bits)
 	bool synthesized = false;      // CS records made from READ/WRITE events
 	uint64_t skipped = 0;          // events on destroyed ids left out (thesis corpus defect)
 	RepairReport repair;           // what repair did (OnDestroyed::Repair)

@@ -120,8 +120,9 @@ void vramlab_kmodel_submit(vramlab_kmodel *m, const vramlab_kmodel_reloc *relocs
 {
 	m->relocs.resize(n);
 	for (uint32_t i = 0; i < n; i++)
+		// the kernel's view: no high-priority use (trace v2.2 bit 4 is the driver's knowledge)
 		m->relocs[i] = {relocs[i].id, relocs[i].read_domains, relocs[i].write_domain,
-		                relocs[i].prio, relocs[i].score};
+		                relocs[i].prio, false, relocs[i].score};
 	const uint64_t now = m->now_us();
 	m->model.submit(m->relocs.data(), n, scores != 0, now);
 	Event e;

@@ -59,12 +59,16 @@ void ScoreTracker::create(uint32_t id, uint64_t size, bool high_prio, bool impor
 		compute(s);
 }
 
-bool ScoreTracker::access(uint32_t id, bool write)
+bool ScoreTracker::access(uint32_t id, bool write, bool high_prio_use)
 {
 	tick_++;
 	if (id >= st_.size()) [[unlikely]] // readers only name created buffers; stay safe anyway
 		st_.resize(size_t(id) + 1);
 	St &s = st_[id];
+	// Sticky, and set first: Mesa marks the buffer when it adds the relocation, then counts the
+	// access, then refreshes if due, so that refresh already sees high_prio = 1 (score.md).
+	if (high_prio_use)
+		s.high_prio = true;
 	const uint32_t since = tick_ - (rule_ == Refresh::Age ? s.scored : s.last_gpu);
 	if (write) {
 		s.writes++;
@@ -95,12 +99,14 @@ void track_event(ScoreTracker &t, const Event &e)
 {
 	switch (e.type) {
 	case EventType::Create: t.create(e.id, e.size, e.high_prio, e.imported); break;
-	case EventType::Read: t.access(e.id, false); break;
-	case EventType::Write: t.access(e.id, true); break;
+	// A READ/WRITE record's high_prio is only ever set by CsExpander (a relocation's use).
+	case EventType::Read: t.access(e.id, false, e.high_prio); break;
+	case EventType::Write: t.access(e.id, true, e.high_prio); break;
 	case EventType::Cpu: t.cpu(e.id); break;
 	case EventType::Cs:
 		for (uint32_t i = 0; i < e.nrelocs; i++)
-			t.access(e.relocs[i].id, e.relocs[i].write_domain != 0);
+			t.access(e.relocs[i].id, e.relocs[i].write_domain != 0,
+			         e.relocs[i].high_prio_use);
 		break;
 	default: break;
 	}

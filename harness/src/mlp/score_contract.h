@@ -30,9 +30,12 @@ public:
 
 	// A CREATE record (one tick). An own buffer is scored at once; an imported one is
 	// RADEON_BO_SCORE_NEUTRAL until its first refresh. Ids are dense, in create order.
+	// high_prio: the CREATE flag only (a later high-priority use does not reach this score).
 	void create(uint32_t id, uint64_t size, bool high_prio, bool imported);
 	// One GPU access (one tick): a relocation, or a READ/WRITE record. True if it refreshed.
-	bool access(uint32_t id, bool write);
+	// high_prio_use (a v2.2 relocation's bit 4) makes the buffer high priority for the rest of
+	// its life, before this access is counted and before the refresh it may trigger.
+	bool access(uint32_t id, bool write, bool high_prio_use = false);
 	// A CPU map: not a tick.
 	void cpu(uint32_t id);
 	uint32_t score(uint32_t id) const { return st_[id].score; }
@@ -59,7 +62,8 @@ private:
 };
 
 // Feeds one event to the tracker: CREATE, READ/WRITE (one access each), CPU; a CS record's
-// relocations in order, one access each. Other records change nothing.
+// relocations in order, one access each, with their high-priority use. Other records change
+// nothing.
 void track_event(ScoreTracker &t, const Event &e);
 
 // The VRAM size input of a trace: its header's vram_bytes, else `fallback` (0: an error).

@@ -30,6 +30,10 @@ CompactTrace load_compact(const ReplayReader::Opener &open, const std::string &n
 			t.size.push_back(e.size);
 			t.prio.push_back(e.high_prio);
 			t.impossible += impossible_size(e.size);
+		} else if (e.high_prio && e.id < t.prio.size()) {
+			// A v2.2 relocation's high-priority use (CsExpander): the model keeps one priority
+			// per buffer, so it holds for the buffer's whole life, create included.
+			t.prio[e.id] = 1;
 		}
 		t.ops.push_back(CompactTrace::pack(e.type, e.id));
 	}

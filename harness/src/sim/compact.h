@@ -20,7 +20,7 @@ struct CompactTrace {
 	std::string name;
 	std::vector<uint32_t> ops;   // type << 29 | buffer id; only create/read/write/cpu/destroy
 	std::vector<uint64_t> size;  // per buffer
-	std::vector<uint8_t> prio;   // per buffer: high priority
+	std::vector<uint8_t> prio;   // per buffer: high priority (create flag or a v2.2 use; 0/1)
 	uint64_t skipped = 0;        // events on destroyed ids left out
 	std::vector<uint64_t> skipped_at_create; // of those, before the k-th create (cut runs)
 	RepairReport repair;         // what repair did (OnDestroyed::Repair)

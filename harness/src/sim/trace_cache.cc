@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr char kMagic[8] = {'v', 'r', 'l', 'c', 'a', 'c', 'h', 'e'};
-constexpr uint32_t kVersion = 3; // bump when a cached structure changes
+constexpr uint32_t kVersion = 4; // bump when a cached structure changes (4: high_prio_use)
 
 fs::path cache_dir()
 {

@@ -28,8 +28,13 @@ struct CsReloc {
 	uint8_t read_domains = 0;   // domain bits (below)
 	uint8_t write_domain = 0;
 	uint8_t prio = 0;           // the relocation's priority flags, 0..15
+	// v2.2: in this submission the buffer is a depth/stencil or MSAA surface (prio byte bit 4;
+	// Mesa's RADEON_PRIO_DEPTH_BUFFER*, RADEON_PRIO_COLOR_BUFFER_MSAA). Not the kernel's: it
+	// gets prio only. Here, in the padding before score, so that a relocation stays 12 bytes.
+	bool high_prio_use = false;
 	uint32_t score = kScoreNeutral; // score sent for it (kScoreNeutral when none)
 };
+static_assert(sizeof(CsReloc) == 12, "the kernel model holds every relocation of a trace");
 
 // Domain bits, as radeon's uapi uses them.
 enum : uint8_t { DomainVram = 1, DomainGtt = 2, DomainCpu = 4 };
@@ -37,6 +42,8 @@ enum : uint8_t { DomainVram = 1, DomainGtt = 2, DomainCpu = 4 };
 struct Event {
 	EventType type = EventType::Create;
 	uint8_t domain = 0;   // 0 = unknown
+	// Create: high priority at create (the CREATE flag). Read/Write made from a CS relocation
+	// (CsExpander): the relocation's high-priority use (CsReloc::high_prio_use).
 	bool high_prio = false;
 	bool imported = false; // Create only (v2.1): a dma-buf/flink import or a user pointer
 	uint32_t id = 0;      // buffer id: creation order index (also the context id for Context)

@@ -18,6 +18,7 @@ bool CsExpander::next(Event &e)
 			e = Event{};
 			e.type = r.write_domain ? EventType::Write : EventType::Read;
 			e.domain = r.write_domain ? r.write_domain : r.read_domains;
+			e.high_prio = r.high_prio_use;
 			e.id = r.id;
 			e.time_us = time_us_;
 			return true;

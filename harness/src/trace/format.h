@@ -20,6 +20,9 @@ struct TraceInfo {
 	Format format = Format::Text;
 	uint32_t declared_buffers = 0; // bostats1 header N (0 when the format has none)
 	std::map<std::string, std::string> meta; // v2 header
+	// v2: the file's minor version (0, 1 or 2), as read. The v2 writer writes 2.2 when this is
+	// 2 and 2.1 otherwise (docs/trace-v2.md, "Versions"), so a conversion keeps the source's.
+	uint8_t v2_minor = 0;
 	// v2: the file stops early and was read up to its last complete FRAME (set at its end;
 	// a warning says so).
 	bool truncated = false;
@@ -52,8 +55,8 @@ std::unique_ptr<TraceReader> open_trace_memory(const uint8_t *data, size_t size,
                                                const std::string &name);
 
 // Reads CS records as one READ (or WRITE, when the relocation has a write domain) per buffer,
-// for what counts accesses the thesis's way (stats, the thesis model, bostats1 and text output).
-// Every other event passes through.
+// for what counts accesses the thesis's way (stats, the thesis model, bostats1 and text output);
+// its high_prio is the relocation's high-priority use (v2.2). Every other event passes through.
 class CsExpander : public TraceReader {
 public:
 	explicit CsExpander(TraceReader &inner) : in_(inner) { info_ = inner.info(); }

@@ -13,11 +13,15 @@ namespace {
 using detail::kV2Magic;
 constexpr uint32_t kV2MaxHeader = 1 << 20;
 enum : uint8_t { kV2End = 15 };
-// v2.0 files have no CS records; v2.1 adds them (docs/trace-v2.md).
-constexpr uint8_t kV2Major = 2, kV2Minor = 1;
+// v2.0 files have no CS records; v2.1 adds them; v2.2 adds the high-priority-use bit of a
+// relocation (docs/trace-v2.md).
+constexpr uint8_t kV2Major = 2, kV2Minor = 2;
 constexpr uint64_t kV2MaxRelocs = 1 << 20;
 // A CS relocation's domain byte: read domains, write domain, "a score follows".
 constexpr unsigned kRelocWriteShift = 3, kRelocScoreBit = 0x40;
+// Its priority byte: the kernel's priority (bits 3..0) and, from 2.2, bit 4: the buffer is a
+// depth/stencil or MSAA surface in this submission (Mesa no longer knows it at create).
+constexpr uint8_t kRelocPrioMask = 15, kRelocHighPrioUse = 0x10;
 
 class V2Reader : public TraceReader {
 public:
@@ -29,8 +33,8 @@ public:
 			src_->fail("truncated header");
 		if (h[0] != kV2Major || h[1] > kV2Minor)
 			src_->fail_at(8, "unsupported version " + std::to_string(h[0]) + "." +
-			                     std::to_string(h[1]) + " (this reader knows 2.0 and 2.1)");
-		minor_ = h[1];
+			                     std::to_string(h[1]) + " (this reader knows 2.0, 2.1 and 2.2)");
+		minor_ = info_.v2_minor = h[1];
 		const uint32_t len = h[2] | h[3] << 8 | h[4] << 16 | uint32_t(h[5]) << 24;
 		if (len > kV2MaxHeader)
 			src_->fail_at(10, "header length " + std::to_string(len) + " exceeds 1 MiB");
@@ -268,11 +272,17 @@ private:
 				src_->fail_truncated_at(off, "truncated record");
 			if (dom & 0x80)
 				src_->fail_at(off, "unknown relocation bits in CS record");
-			if (prio > 15)
-				src_->fail_at(off, "relocation priority " + std::to_string(prio) + " above 15");
+			if (minor_ < 2 && prio > kRelocPrioMask)
+				src_->fail_at(off, "relocation priority " + std::to_string(prio) + " above 15" +
+				                       (prio < 32 ? " (bit 4, high-priority use, needs version 2.2)"
+				                                  : ""));
+			if (prio > (kRelocPrioMask | kRelocHighPrioUse))
+				src_->fail_at(off, "relocation priority byte " + std::to_string(prio) +
+				                       ": unknown bits (bits 7..5 must be 0)");
 			r.read_domains = dom & 7;
 			r.write_domain = dom >> kRelocWriteShift & 7;
-			r.prio = prio;
+			r.prio = prio & kRelocPrioMask;
+			r.high_prio_use = prio & kRelocHighPrioUse;
 			if (last_score_.size() <= r.id)
 				last_score_.resize(created_.size(), kScoreNeutral);
 			if (dom & kRelocScoreBit) {
@@ -329,7 +339,11 @@ private:
 
 class V2Writer : public TraceWriter {
 public:
-	V2Writer(const std::string &path, const TraceInfo &info) : sink_(path, Compression::Zstd)
+	// The version goes first, before any record says what the file needs: 2.2 when the caller
+	// says so (info.v2_minor, as a reader of a 2.2 file sets it), else 2.1, which every older
+	// reader of CS records knows. A high-priority-use bit in a 2.1 file is an error.
+	V2Writer(const std::string &path, const TraceInfo &info)
+	    : sink_(path, Compression::Zstd), minor_(info.v2_minor >= 2 ? 2 : 1)
 	{
 		std::string hdr;
 		for (auto &[k, v] : info.meta) {
@@ -339,7 +353,7 @@ public:
 			hdr += k + "=" + v + "\n";
 		}
 		sink_.write(kV2Magic, 8);
-		const uint8_t h[6] = {kV2Major, kV2Minor, uint8_t(hdr.size()), uint8_t(hdr.size() >> 8),
+		const uint8_t h[6] = {kV2Major, minor_, uint8_t(hdr.size()), uint8_t(hdr.size() >> 8),
 		                      uint8_t(hdr.size() >> 16), uint8_t(hdr.size() >> 24)};
 		sink_.write(h, 6);
 		sink_.write(hdr.data(), hdr.size());
@@ -396,15 +410,19 @@ private:
 			if (r.id >= creates_)
 				throw TraceError("v2 writer: CS names buffer " + std::to_string(r.id) +
 				                 " that was not created");
-			if (r.prio > 15 || r.read_domains > 7 || r.write_domain > 7)
+			if (r.prio > kRelocPrioMask || r.read_domains > 7 || r.write_domain > 7)
 				throw TraceError("v2 writer: bad relocation of buffer " + std::to_string(r.id));
+			if (r.high_prio_use && minor_ < 2)
+				throw TraceError("v2 writer: relocation of buffer " + std::to_string(r.id) +
+				                 " has the high-priority-use bit, which needs version 2.2 "
+				                 "(this file is written as 2.1: TraceInfo::v2_minor)");
 			if (last_score_.size() < creates_)
 				last_score_.resize(creates_, kScoreNeutral);
 			const bool changed = e.cs_scores && r.score != last_score_[r.id];
 			uleb(r.id);
 			sink_.put(static_cast<uint8_t>(r.read_domains | r.write_domain << kRelocWriteShift |
 			                               (changed ? kRelocScoreBit : 0)));
-			sink_.put(r.prio);
+			sink_.put(static_cast<uint8_t>(r.prio | (r.high_prio_use ? kRelocHighPrioUse : 0)));
 			if (changed) {
 				uleb(r.score);
 				last_score_[r.id] = r.score;
@@ -424,6 +442,7 @@ private:
 	std::vector<uint32_t> last_score_;
 	uint64_t last_us_ = 0, records_ = 0;
 	uint32_t creates_ = 0;
+	uint8_t minor_;
 	bool closed_ = false;
 };
 

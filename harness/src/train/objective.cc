@@ -125,13 +125,15 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
 		const uint64_t before = observed;
 		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
 		case KernelTrace::Create:
-			tr.create(arg, t.kt.size[arg], t.kt.prio[arg], false);
+			// the create's score sees the CREATE flag only; a high-priority use counts
+			// from its relocation on (score.md, the score contract)
+			tr.create(arg, t.kt.size[arg], t.kt.prio[arg] & kPrioAtCreate, false);
 			break;
 		case KernelTrace::Cs: {
 			const KernelCs &cs = t.kt.cs[arg];
 			for (uint32_t i = 0; i < cs.n; i++) {
 				const CsReloc &r = t.kt.relocs[cs.first + i];
-				if (tr.access(r.id, r.write_domain != 0))
+				if (tr.access(r.id, r.write_domain != 0, r.high_prio_use))
 					cur[r.id] = last;
 			}
 			// The chunk carries each buffer's score after all relocations are accounted.
