@@ -6,11 +6,16 @@
 # HERE (its own directory, holding cover-letter.txt), ROOT, VRAMLAB_CACHE, BUILD, PREFIX,
 # MESON_OPTS, JOBS, and a `deps` target.
 #
+# Optional: FIXES_DIR and FIXES_TAG, a series of standalone fixes (its own cover letter,
+# $(HERE)/cover-letter-fixes.txt) applied first and tagged FIXES_TAG; PATCHDIR follows on top.
+#
 # `tree` is idempotent: the source is unpacked and tagged once; the branch is rebuilt from the
 # tag only when the series changed (a stamp in .git records the checksum of the applied
 # patches), so an unchanged series touches no file and the build has nothing to redo.
 
-SERIES = shopt -s nullglob; p=( $(PATCHDIR)/0*.patch ); p=( $${p[@]/*0000-cover-letter.patch} )
+SERIES = shopt -s nullglob; f=( $(if $(FIXES_DIR),$(FIXES_DIR)/0*.patch) ); \
+         f=( $${f[@]/*0000-cover-letter.patch} ); \
+         p=( $(PATCHDIR)/0*.patch ); p=( $${p[@]/*0000-cover-letter.patch} )
 
 .PHONY: tree unpack export build
 
@@ -19,18 +24,20 @@ tree: deps
 	@if ! git -C $(SRC) rev-parse -q --verify refs/tags/$(BASE_TAG) >/dev/null 2>&1; then \
 		$(MAKE) -s --no-print-directory unpack; \
 	fi
-	@$(SERIES); sum=$$(cat /dev/null $${p[@]} | sha256sum | cut -d' ' -f1); \
+	@$(SERIES); sum=$$(cat /dev/null $${f[@]} $${p[@]} | sha256sum | cut -d' ' -f1); \
 	if [ "$$(cat $(SRC)/.git/vramlab-series 2>/dev/null)" = "$$sum" ] && \
 	   [ "$$($(GIT) symbolic-ref -q --short HEAD)" = "$(BRANCH)" ] && \
 	   [ -z "$$($(GIT) status --porcelain --untracked-files=no)" ]; then \
-		echo "tree: $(SRC) up to date at $$($(GIT) describe --tags --always) ($${#p[@]} patches)"; \
+		echo "tree: $(SRC) up to date at $$($(GIT) describe --tags --always) ($${#f[@]} + $${#p[@]} patches)"; \
 		exit 0; \
 	fi; \
 	$(GIT) am --abort >/dev/null 2>&1 || true; \
 	$(GIT) checkout -q -f -B $(BRANCH) $(BASE_TAG); \
+	if [ $${#f[@]} -gt 0 ]; then $(GIT) am -q --whitespace=error-all $${f[@]}; fi; \
+	$(if $(FIXES_TAG),$(GIT) tag -f $(FIXES_TAG) >/dev/null;) \
 	if [ $${#p[@]} -gt 0 ]; then $(GIT) am -q --whitespace=error-all $${p[@]}; fi; \
 	echo "$$sum" > $(SRC)/.git/vramlab-series; \
-	echo "tree: $(SRC) at $$($(GIT) describe --tags --always) ($${#p[@]} patches)"
+	echo "tree: $(SRC) at $$($(GIT) describe --tags --always) ($${#f[@]} + $${#p[@]} patches)"
 
 unpack:
 	@$(ROOT)/ci/deb-src.sh $(PKG)
@@ -46,13 +53,18 @@ unpack:
 
 export:
 	@test -d $(SRC)/.git || { echo "no tree; run make tree"; exit 1; }
-	@mkdir -p $(PATCHDIR)
-	@rm -f $(PATCHDIR)/*.patch
+	@mkdir -p $(PATCHDIR) $(FIXES_DIR)
+	@rm -f $(PATCHDIR)/*.patch $(if $(FIXES_DIR),$(FIXES_DIR)/*.patch)
+	@$(if $(FIXES_DIR),$(GIT) rev-parse -q --verify refs/tags/$(FIXES_TAG) >/dev/null || \
+		{ echo "no tag $(FIXES_TAG): tag the last fix"; exit 1; }; \
+	$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
+		--subject-prefix="$(SUBJECT_PREFIX)" -o $(FIXES_DIR) $(BASE_TAG)..$(FIXES_TAG); \
+	$(ROOT)/mesa/cover-letter.sh $(FIXES_DIR)/0000-cover-letter.patch $(HERE)/cover-letter-fixes.txt)
 	@$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
-		--subject-prefix="$(SUBJECT_PREFIX)" -o $(PATCHDIR) $(BASE_TAG)..HEAD
+		--subject-prefix="$(SUBJECT_PREFIX)" -o $(PATCHDIR) $(or $(FIXES_TAG),$(BASE_TAG))..HEAD
 	@$(ROOT)/mesa/cover-letter.sh $(PATCHDIR)/0000-cover-letter.patch $(HERE)/cover-letter.txt
-	@$(SERIES); cat /dev/null $${p[@]} | sha256sum | cut -d' ' -f1 > $(SRC)/.git/vramlab-series
-	@ls $(PATCHDIR)
+	@$(SERIES); cat /dev/null $${f[@]} $${p[@]} | sha256sum | cut -d' ' -f1 > $(SRC)/.git/vramlab-series
+	@ls $(FIXES_DIR) $(PATCHDIR)
 
 # meson configures once; later runs are incremental. The build time is printed.
 build:

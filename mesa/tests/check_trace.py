@@ -7,11 +7,17 @@ reference reader.  Needs the zstd command.
 
 usage: check_trace.py TRACE [--frames N] [--min-frames N] [--min-scores N]
                             [--min-cs N] [--scores-every-cs] [--no-scores]
-                            [--min-high-prio N]
+                            [--min-high-prio N] [--truncated | --maybe-truncated]
 
 --frames N: exactly N FRAME records; --scores-every-cs: every CS record says
 a score chunk was sent; --no-scores: none does; --min-high-prio N: at least
-N buffers created with high priority that some CS uses.
+N buffers used with high priority (v2.2: a relocation with prio bit 4, a
+depth/stencil or MSAA use; v2.0-2.1: created with high priority and used).
+--truncated: the trace must stop early (a killed program, a full disk):
+no END, perhaps a cut zstd frame or record; the counts are those up to its
+last complete FRAME record.  --maybe-truncated: either (a program that
+may or may not reach its exit handlers).  Otherwise a trace without END is
+an error.
 """
 import subprocess
 import sys
@@ -24,6 +30,10 @@ def fail(path, off, msg):
     sys.exit("%s: offset %d: %s" % (path, off, msg))
 
 
+class Truncated(Exception):
+    pass
+
+
 def main():
     args = sys.argv[1:]
     path = args[0]
@@ -32,8 +42,11 @@ def main():
     frames = int(args[args.index("--frames") + 1]) if "--frames" in args else None
     min_cs = int(args[args.index("--min-cs") + 1]) if "--min-cs" in args else 0
     min_high = int(args[args.index("--min-high-prio") + 1]) if "--min-high-prio" in args else 0
-    data = subprocess.run(["zstd", "-dcq", path], check=True,
-                          stdout=subprocess.PIPE).stdout
+    truncated_ok = "--truncated" in args or "--maybe-truncated" in args
+    # A cut zstd frame decodes up to the cut, and zstd then fails.
+    data = subprocess.run(["zstd", "-dcq", path], check=not truncated_ok,
+                          stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL if truncated_ok else None).stdout
     pos = 0
 
     def uleb():
@@ -41,7 +54,7 @@ def main():
         v = shift = 0
         for i in range(10):
             if pos >= len(data):
-                fail(path, pos, "truncated (no END)")
+                raise Truncated()
             b = data[pos]
             pos += 1
             v |= (b & 0x7f) << shift
@@ -54,7 +67,7 @@ def main():
         fail(path, 0, "bad magic")
     version = int.from_bytes(data[8:10], "little")
     hdr_len = int.from_bytes(data[10:14], "little")
-    if version not in (2, 2 | 1 << 8) or hdr_len > 1 << 20:
+    if version not in (2, 2 | 1 << 8, 2 | 2 << 8) or hdr_len > 1 << 20:
         fail(path, 8, "version %d, header %d bytes" % (version, hdr_len))
     header = data[14:14 + hdr_len].decode()
     pos = 14 + hdr_len
@@ -66,64 +79,77 @@ def main():
     cs_scored = cs_unscored = 0
     records = 0
     us = 0
-    while True:
-        off = pos
-        if pos >= len(data):
-            fail(path, pos, "truncated (no END)")
-        tag = data[pos]
-        pos += 1
-        typ, dom = tag & 15, tag >> 4
-        if typ not in NAMES or dom > 7:
-            fail(path, off, "corrupt tag 0x%02x" % tag)
-        us += uleb()
-        if typ == 15:
-            count = uleb()
-            if count != records:
-                fail(path, off, "END count %d, %d records" % (count, records))
-            if pos != len(data):
-                fail(path, pos, "data after END")
-            break
-        records += 1
-        counts[NAMES[typ]] = counts.get(NAMES[typ], 0) + 1
-        if typ == 0:
-            bid, size, flags = uleb(), uleb(), uleb()
-            if bid != creates or flags > 3:
-                fail(path, off, "create id %d (expected %d), flags %d" % (bid, creates, flags))
-            if flags & 1:
-                high.add(bid)
-            creates += 1
-        elif typ in (1, 2, 3, 4, 6):
-            bid = uleb()
-            if bid >= creates or bid in dead:
-                fail(path, off, "%s of id %d (%d creates, dead: %s)" %
-                     (NAMES[typ], bid, creates, bid in dead))
-            if typ == 3:
-                dead.add(bid)
-            if typ == 6 and uleb() > 0xffffffff:
-                fail(path, off, "score above 2^32-1")
-        elif typ == 7:
-            uleb()
-        elif typ == 8:
-            ring, flags, n = uleb(), uleb(), uleb()
-            if dom or flags > 3 or ring > 4 or n > 1 << 20:
-                fail(path, off, "CS ring %d, flags %d, %d relocations" % (ring, flags, n))
-            if flags & 1:
-                cs_scored += 1
-            else:
-                cs_unscored += 1
-            for _ in range(n):
+    ended = False
+    try:
+        while True:
+            off = pos
+            if pos >= len(data):
+                raise Truncated()
+            tag = data[pos]
+            pos += 1
+            typ, dom = tag & 15, tag >> 4
+            if typ not in NAMES or dom > 7:
+                fail(path, off, "corrupt tag 0x%02x" % tag)
+            us += uleb()
+            if typ == 15:
+                count = uleb()
+                if count != records:
+                    fail(path, off, "END count %d, %d records" % (count, records))
+                if pos != len(data):
+                    fail(path, pos, "data after END")
+                ended = True
+                break
+            records += 1
+            counts[NAMES[typ]] = counts.get(NAMES[typ], 0) + 1
+            if typ == 0:
+                bid, size, flags = uleb(), uleb(), uleb()
+                if bid != creates or flags > 3:
+                    fail(path, off, "create id %d (expected %d), flags %d" % (bid, creates, flags))
+                if flags & 1:
+                    high.add(bid)
+                creates += 1
+            elif typ in (1, 2, 3, 4, 6):
                 bid = uleb()
                 if bid >= creates or bid in dead:
-                    fail(path, off, "CS uses id %d (%d creates, dead: %s)" %
-                         (bid, creates, bid in dead))
-                if bid in high:
-                    high_used.add(bid)
-                doms, prio = data[pos], data[pos + 1]
-                pos += 2
-                if doms & 0x80 or prio > 15 or (doms & 0x40 and not flags & 1):
-                    fail(path, off, "CS relocation domains 0x%x prio %d" % (doms, prio))
-                if doms & 0x40 and uleb() > 0xffffffff:
+                    fail(path, off, "%s of id %d (%d creates, dead: %s)" %
+                         (NAMES[typ], bid, creates, bid in dead))
+                if typ == 3:
+                    dead.add(bid)
+                if typ == 6 and uleb() > 0xffffffff:
                     fail(path, off, "score above 2^32-1")
+            elif typ == 7:
+                uleb()
+            elif typ == 8:
+                ring, flags, n = uleb(), uleb(), uleb()
+                if dom or flags > 3 or ring > 4 or n > 1 << 20:
+                    fail(path, off, "CS ring %d, flags %d, %d relocations" % (ring, flags, n))
+                if flags & 1:
+                    cs_scored += 1
+                else:
+                    cs_unscored += 1
+                for _ in range(n):
+                    bid = uleb()
+                    if bid >= creates or bid in dead:
+                        fail(path, off, "CS uses id %d (%d creates, dead: %s)" %
+                             (bid, creates, bid in dead))
+                    doms, prio = data[pos], data[pos + 1]
+                    pos += 2
+                    # v2.2: prio bit 4 = a high-priority use (depth/stencil, MSAA).
+                    if bid in high or (version >> 8 >= 2 and prio & 0x10):
+                        high_used.add(bid)
+                    if (doms & 0x80 or prio > (31 if version >> 8 >= 2 else 15)
+                            or (doms & 0x40 and not flags & 1)):
+                        fail(path, off, "CS relocation domains 0x%x prio %d" % (doms, prio))
+                    if doms & 0x40 and uleb() > 0xffffffff:
+                        fail(path, off, "score above 2^32-1")
+    except (Truncated, IndexError):
+        if not truncated_ok:
+            fail(path, pos, "truncated (no END)")
+        print("%s: stops at offset %d of %d decoded bytes, after %d complete frames"
+              % (path, off, len(data), counts.get("frame", 0)))
+    if "--truncated" in args and ended:
+        sys.exit("%s: has END, expected a trace that stops early" % path)
+
     print("%s: ok: %d records, %.3f s, header: %s" %
           (path, records, us / 1e6, " ".join(header.split("\n")).strip()))
     print("  " + ", ".join("%s %d" % (k, counts.get(k, 0)) for k in

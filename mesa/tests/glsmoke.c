@@ -12,7 +12,19 @@
  * RADEON_BO_TRACE traces.  Pixel values are not checked: without a GPU
  * they are meaningless.  Exit status 0 if no GL error was raised.
  *
- * Usage: glsmoke [--frames N] [--gbm]
+ * Usage: glsmoke [--frames N] [--gbm] [--exit thread|handler|render-handler MS]
+ *                [--fork-at F]
+ *
+ * The last two test that a buffer trace never hangs or corrupts a program.
+ * --exit ... MS: after MS ms, exit(0) is called while the main thread
+ * renders, from another thread ("thread"), from a SIGUSR1 handler on
+ * another thread ("handler"), or from a SIGUSR1 handler on the rendering
+ * thread itself ("render-handler": wherever the signal interrupted the
+ * driver, locks held or not; run it with RADEON_THREAD=0, since Mesa's own
+ * u_queue exit handler deadlocks when the signal lands in
+ * util_queue_add_job).  Give --frames a large N: the program ends at the
+ * exit.  --fork-at F forks before frame F; the child calls exit(0) (its
+ * destructors run) while the parent waits, then goes on.
  */
 
 #include <stdio.h>
@@ -20,6 +32,11 @@
 #include <string.h>
 
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 #include <gbm.h>
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -56,15 +73,56 @@ compile(GLenum type, const char *src)
    return s;
 }
 
+static pthread_t render_thread;
+static int exit_ms = -1;
+static const char *exit_mode;
+
+static void
+exit_handler(int sig)
+{
+   (void)sig;
+   /* Not async-signal-safe, on purpose: programs do it. */
+   exit(0);
+}
+
+static void *
+exit_thread(void *arg)
+{
+   struct timespec ts = { exit_ms / 1000, (exit_ms % 1000) * 1000000L };
+
+   (void)arg;
+   nanosleep(&ts, NULL);
+   if (!strcmp(exit_mode, "render-handler"))
+      pthread_kill(render_thread, SIGUSR1);
+   else if (!strcmp(exit_mode, "handler"))
+      pthread_kill(pthread_self(), SIGUSR1);
+   else
+      exit(0);
+   for (;;)
+      pause();
+   return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
-   int frames = 10, use_gbm = 0;
+   int frames = 10, use_gbm = 0, fork_at = -1;
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--frames") && i + 1 < argc)
          frames = atoi(argv[++i]);
       else if (!strcmp(argv[i], "--gbm"))
          use_gbm = 1;
+      else if (!strcmp(argv[i], "--exit") && i + 2 < argc &&
+               (!strcmp(argv[i + 1], "thread") || !strcmp(argv[i + 1], "handler") ||
+                !strcmp(argv[i + 1], "render-handler"))) {
+         exit_mode = argv[++i];
+         exit_ms = atoi(argv[++i]);
+      } else if (!strcmp(argv[i], "--fork-at") && i + 1 < argc)
+         fork_at = atoi(argv[++i]);
+      else {
+         fprintf(stderr, "glsmoke: unknown argument %s\n", argv[i]);
+         return 2;
+      }
    }
    struct gbm_device *gbm = NULL;
    struct gbm_surface *gsurf = NULL;
@@ -197,7 +255,29 @@ main(int argc, char **argv)
    unsigned char readback[16 * 16 * 4];
    GLfloat verts[6 * 2 * 64];
 
+   if (exit_ms >= 0) {
+      pthread_t t;
+
+      render_thread = pthread_self();
+      signal(SIGUSR1, exit_handler);
+      if (pthread_create(&t, NULL, exit_thread, NULL)) {
+         fprintf(stderr, "glsmoke: no thread\n");
+         return 1;
+      }
+   }
    for (int f = 0; f < frames; f++) {
+      if (f == fork_at) {
+         int status;
+         pid_t child = fork();
+
+         if (child == 0)
+            exit(0);
+         if (child < 0 || waitpid(child, &status, 0) != child ||
+             !WIFEXITED(status) || WEXITSTATUS(status)) {
+            fprintf(stderr, "glsmoke: the forked child failed\n");
+            return 1;
+         }
+      }
       /* Streamed vertices, re-specified every frame. */
       for (int i = 0; i < 6 * 64; i++) {
          verts[2 * i] = ((i * 7 + f) % 13) / 6.5f - 1.0f;
