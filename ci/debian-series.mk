@@ -6,7 +6,7 @@
 # HERE (its own directory, holding cover-letter.txt), ROOT, VRAMLAB_CACHE, BUILD, PREFIX,
 # MESON_OPTS, JOBS, and a `deps` target.
 #
-# Optional: FIXES_DIR and FIXES_TAG, a series of standalone fixes (its own cover letter,
+# Optional: FIXES_DIR, FIXES_TAG and FIXES_SUBJECT_PREFIX, a series of standalone fixes (its own cover letter,
 # $(HERE)/cover-letter-fixes.txt) applied first and tagged FIXES_TAG; PATCHDIR follows on top.
 #
 # `tree` is idempotent: the source is unpacked and tagged once; the branch is rebuilt from the
@@ -58,7 +58,7 @@ export:
 	@$(if $(FIXES_DIR),$(GIT) rev-parse -q --verify refs/tags/$(FIXES_TAG) >/dev/null || \
 		{ echo "no tag $(FIXES_TAG): tag the last fix"; exit 1; }; \
 	$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
-		--subject-prefix="$(SUBJECT_PREFIX)" -o $(FIXES_DIR) $(BASE_TAG)..$(FIXES_TAG); \
+		--subject-prefix="$(FIXES_SUBJECT_PREFIX)" -o $(FIXES_DIR) $(BASE_TAG)..$(FIXES_TAG); \
 	$(ROOT)/mesa/cover-letter.sh $(FIXES_DIR)/0000-cover-letter.patch $(HERE)/cover-letter-fixes.txt)
 	@$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
 		--subject-prefix="$(SUBJECT_PREFIX)" -o $(PATCHDIR) $(or $(FIXES_TAG),$(BASE_TAG))..HEAD

@@ -43,7 +43,7 @@ rm -f "$out"/killed.*.vrl
 "${shim[@]}" RADEON_BO_TRACE="$out/killed.%p.vrl" "$glsmoke" --gbm --frames 100000000 \
 	>/dev/null 2>&1 & pid=$!
 sleep 1; kill -9 $pid; wait $pid 2>/dev/null || true
-check "$(one killed)" --truncated --min-frames 1 | head -1
+check "$(one killed)" --truncated --min-frames 1 | sed -n 1p
 [ "$(stat -c %a "$(one killed)")" = 600 ] || fail "trace mode $(stat -c %a "$(one killed)"), not 600"
 echo "trace-writer: mode: 0600"
 
