@@ -12,6 +12,7 @@
 #   make decide   the decision table: every kernel policy against stock 6.12 on the shared
 #                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
 #                 six cost bands; table, JSON and an HTML page (harness/build/decide/)
+#                 (COST=FILE: with a cost file's costs, harness/docs/cost-file.md)
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -110,11 +111,16 @@ DECIDE_LIVE_VRAM ?= 8,12,16,32
 # minmax+window+budget,key:oracle,window+key:oracle,window+budget+key:oracle DECIDE_DESTROYED=repair
 DECIDE_POLICIES ?= lru,minmax,key,minmax+key
 DECIDE_DESTROYED ?= skip
+# COST=FILE: the costs of a cost file (harness/docs/cost-file.md; measured on a card, or
+# harness/costs/default.json) instead of the built-in ones; the bands are then GTT charge x1,
+# x2, x4 of the file's at the file's PCIe bandwidth (three bands, no PCIe 4 GB/s band).
+COST ?=
+DECIDE_COSTS = $(if $(COST),--cost $(COST),--pcie-gbps 4,8)
 decide: build
 	@mkdir -p $(DECIDE_DIR)
 	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
 		--live-vram $(DECIDE_LIVE_VRAM) --policies $(DECIDE_POLICIES) --on-destroyed $(DECIDE_DESTROYED) \
-		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 --pcie-gbps 4,8 \
+		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 $(DECIDE_COSTS) \
 		--weights $(HARNESS)/weights/trained-kernel.txt --json $(DECIDE_DIR)/decide.json \
 		| tee $(DECIDE_DIR)/decide.txt
 	$(VRAMLAB) report -o $(DECIDE_DIR) --decide $(DECIDE_DIR)/decide.json

@@ -137,7 +137,8 @@ class Report(unittest.TestCase):
                 for t in traces:
                     r = runs[(t, row["vram_mib"], p, v)]
                     tot += (r["moved_bytes"] / pcie + r["moves"] * cfg["move_latency_us"] +
-                            band["gtt_factor"] * r["gtt_bytes"] * (1 / pcie - 1 / vram))
+                            band["gtt_factor"] * cfg.get("gtt_reads_per_use", 1) *
+                            r["gtt_bytes"] * (1 / pcie - 1 / vram))
                 return tot
             ratios = sorted(cost(row["policy"], v) / cost("lru", v)
                             for v in range(cfg["ensemble"]))

@@ -315,5 +315,119 @@ assert len(j["summary"]) == 3 * 3 * 2   # groups x policies but lru x bands
 assert all(v["verdict"] in ("robust win", "neutral", "mixed", "loss") for v in j["verdicts"])
 PY
 
+# Cost files (docs/cost-file.md): the default file is the built-in costs; a measured file
+# changes the transfer time as the formula says; bad files get one line naming the field.
+costs=$src/costs/default.json
+"$bin" sim --model kernel --quiet --vram 64 --policies lru --json "$work/c0.json" "$traces/nexuiz1.bin" >/dev/null 2>&1 &&
+"$bin" sim --model kernel --quiet --vram 64 --policies lru --cost "$costs" --json "$work/c1.json" "$traces/nexuiz1.bin" >/dev/null 2>&1 ||
+	bad "sim --cost default.json"
+mkcost() { # mkcost FILE FIELD VALUE: a measured cost file with one field changed (VALUE "": left out)
+	/usr/bin/python3 - "$@" <<'PY'
+import json, sys
+c = {"format": "vramlab-cost", "version": 1, "source": "measured", "card": "Radeon HD 5770",
+     "pcie_link": "5.0 GT/s PCIe x16", "pcie_gbps": 8, "vram_gbps": 232, "move_latency_us": 20,
+     "gtt_reads_per_use": 1}
+if sys.argv[3] == "":
+    del c[sys.argv[2]]
+else:
+    c[sys.argv[2]] = json.loads(sys.argv[3])
+open(sys.argv[1], "w").write(json.dumps(c))
+PY
+}
+mkcost "$work/fast.json" pcie_gbps 16
+"$bin" sim --model kernel --quiet --vram 64 --policies lru --cost "$work/fast.json" --json "$work/c2.json" \
+	"$traces/nexuiz1.bin" >"$work/c2.txt" 2>&1 || bad "sim --cost measured: $(cat "$work/c2.txt")"
+grep -q "costs $work/fast.json (measured, Radeon HD 5770): PCIe 16 GB/s" "$work/c2.txt" && ok || bad "sim --cost table line: $(cat "$work/c2.txt")"
+/usr/bin/python3 - "$work" <<'PY' && ok || bad "sim --cost: transfer time and the JSON record"
+import json, sys
+d, f, x = (json.load(open(f"{sys.argv[1]}/c{i}.json")) for i in range(3))
+assert d["results"] == f["results"]  # default.json = the built-in costs, to the bit
+assert d["config"]["costs"]["file"] is None and d["config"]["costs"]["source"] == "assumed"
+assert f["config"]["costs"]["file"].endswith("default.json")
+c = x["config"]["costs"]
+assert c["source"] == "measured" and c["card"] == "Radeon HD 5770" and c["pcie_gbps"] == 16
+assert x["config"]["pcie_gbps"] == 16
+r, s = d["results"][0], x["results"][0]
+assert r["moves"] == s["moves"] and r["gtt_access_bytes"] == s["gtt_access_bytes"]
+moved, gtt = r["bytes_to_vram"] + r["bytes_from_vram"], r["gtt_access_bytes"]
+byte8, byte16 = moved / 8e3, moved / 16e3   # the byte term halves
+rest = r["moves"] * 20
+assert abs(r["transfer_ms"] * 1e3 - (byte8 + rest + gtt * (1 / 8e3 - 1 / 232e3))) < 1e-6 * r["transfer_ms"] * 1e3
+assert abs(s["transfer_ms"] * 1e3 - (byte16 + rest + gtt * (1 / 16e3 - 1 / 232e3))) < 1e-6 * s["transfer_ms"] * 1e3
+PY
+# each refusal: exit 1 and one line naming the file and the field
+printf '{"format": "vramlab-cost", "version": 1,\n "pcie_gbps": 8,,\n}\n' >"$work/malformed.json"
+mkcost "$work/v2.json" version 2
+mkcost "$work/nopcie.json" pcie_gbps ""
+mkcost "$work/neg.json" move_latency_us -5
+mkcost "$work/zero.json" vram_gbps 0
+mkcost "$work/range.json" pcie_gbps 100
+mkcost "$work/nan.json" gtt_reads_per_use '"NaN"'
+mkcost "$work/src.json" source '"guessed"'
+for c in "malformed|malformed.json: malformed JSON at byte 58: " \
+	"v2|v2.json: version: 2 is not supported" "nopcie|nopcie.json: pcie_gbps: missing" \
+	"neg|neg.json: move_latency_us: -5 is not positive" "zero|zero.json: vram_gbps: 0 is not positive" \
+	"range|range.json: pcie_gbps: 100 is out of range 0.1..64 GB/s" \
+	"nan|nan.json: gtt_reads_per_use: \"NaN\" is a string, not a number" \
+	"src|src.json: source: \"guessed\" is not"; do
+	name=${c%%|*} want=${c#*|}
+	for cmd in "sim --model kernel" decide; do
+		args=("$traces/nexuiz1.bin")
+		[ "$cmd" = decide ] && args=(--corpus "$traces/nexuiz1.bin" --json "$work/no.json")
+		out=$("$bin" $cmd --quiet --cost "$work/$name.json" "${args[@]}" 2>&1)
+		st=$?
+		[ "$st" = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -qF -- "$want" <<<"$out" && ok ||
+			bad "$cmd --cost $name: status $st: $out"
+	done
+done
+[ ! -e "$work/no.json" ] && ok || bad "a decide refused for its cost file wrote its JSON"
+expect_status 2 "--cost with --pcie-gbps" "$bin" sim --model kernel --cost "$costs" --pcie-gbps 4 "$traces"
+expect_fail "--cost with --pcie-gbps named" 'cannot be combined with --pcie-gbps' "$bin" sim --model kernel --cost "$costs" --pcie-gbps 4 "$traces"
+expect_fail "decide --cost with --vram-gbps" 'cannot be combined with --vram-gbps' "$bin" decide --cost "$costs" --vram-gbps 100 --corpus "$traces"
+expect_fail "--cost on the thesis model" '\-\-cost: is for --model kernel' "$bin" sim --cost "$costs" "$traces"
+expect_status 2 "--cost missing file" "$bin" sim --model kernel --cost "$work/none.json" "$traces"
+# decide --cost: the file's costs are the base, the GTT bands scale its charge
+mkcost "$work/card.json" gtt_reads_per_use 2
+"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --vram 32 --ensemble 2 --gtt-cost 1,2 --cost "$work/card.json" \
+	--json "$work/dc.json" >"$work/dc.txt" 2>&1 || bad "decide --cost: $(cat "$work/dc.txt")"
+"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --vram 32 --ensemble 2 --gtt-cost 2,4 \
+	--json "$work/dd.json" >/dev/null 2>&1 || bad "decide without --cost"
+/usr/bin/python3 - "$work" <<'PY' && ok || bad "decide --cost JSON"
+import json, sys
+c, d = (json.load(open(f"{sys.argv[1]}/{n}.json")) for n in ("dc", "dd"))
+cfg = c["config"]
+assert cfg["costs"]["card"] == "Radeon HD 5770" and cfg["costs"]["gtt_reads_per_use"] == 2
+assert cfg["gtt_reads_per_use"] == 2 and d["config"]["gtt_reads_per_use"] == 1
+assert [(b["gtt_factor"], b["pcie_gbps"]) for b in cfg["bands"]] == [(1, 8), (2, 8)]
+# x1, x2 of a charge of 2 reads are x2, x4 of the built-in charge of 1: the same figures
+strip = lambda j: [(r["group"], r["vram_mib"], r["policy"], r["transfer_change_pct"]) for r in j["summary"]]
+assert strip(c) == strip(d), (strip(c), strip(d))
+assert c["runs"] == d["runs"]
+PY
+grep -q "costs $work/card.json (measured, Radeon HD 5770)" "$work/dc.txt" && ok || bad "decide --cost table line"
+
+# train and train eval take the costs too; a checkpoint is for its costs only
+tp=("$traces/nederland1.bin" "$src/tests/data/glsmoke-barts-2.51.vrl" --vram 2,24 -j 1)
+"$bin" train eval "${tp[@]}" --json "$work/te0.json" >/dev/null 2>&1 &&
+	"$bin" train eval "${tp[@]}" --cost "$work/fast.json" --json "$work/te1.json" >/dev/null 2>&1 ||
+	bad "train eval --cost"
+/usr/bin/python3 - "$work" <<'PY' && ok || bad "train eval --cost JSON"
+import json, sys
+a, b = (json.load(open(f"{sys.argv[1]}/te{i}.json")) for i in (0, 1))
+assert a["costs"]["file"] is None and b["costs"]["pcie_gbps"] == 16
+for x, y in zip(a["results"], b["results"]):
+    assert (x["evictions"], x["bytes_moved"]) == (y["evictions"], y["bytes_moved"])
+assert any(y["transfer_us"] < x["transfer_us"] for x, y in zip(a["results"], b["results"]))
+PY
+"$bin" train "${tp[@]}" --population 4 --seed 1 -q --generations 2 --cost "$work/fast.json" \
+	--checkpoint "$work/tc.json" -o "$work/tc.txt" --json "$work/tcl.json" 2>/dev/null &&
+	/usr/bin/python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["costs"]["pcie_gbps"] == 16' "$work/tcl.json" &&
+	ok || bad "train --cost"
+expect_fail "resume with other costs" 'made for another problem' \
+	"$bin" train "${tp[@]}" --population 4 --seed 1 -q --generations 3 --checkpoint "$work/tc.json" --resume -o "$work/tc2.txt"
+out=$("$bin" train eval "${tp[@]}" --cost "$work/neg.json" 2>&1)
+[ $? = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q 'neg.json: move_latency_us: -5 is not positive' <<<"$out" &&
+	ok || bad "train eval --cost neg: $out"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kmodel/cost_file.h"
 #include "sim/run.h"
 
 namespace vramlab {
@@ -31,5 +32,11 @@ const char *on_impossible_name(OnImpossible m);
 // One line naming the traces with impossible creates and what the run did with them (nothing
 // when there are none).
 void print_impossible(std::FILE *f, const std::vector<TraceLoad> &loads, OnImpossible m);
+// The transfer costs of a kernel-model run (docs/cost-file.md): the --cost file (TraceError
+// when it is bad), else the built-in costs as the cost options set them. A cost file sets
+// every cost: with one, any of `cost_options` given on the command line is a usage error
+// (CLI::ValidationError naming it).
+CostFile resolve_costs(const std::string &file, const std::vector<const CLI::Option *> &cost_options,
+                       double pcie_gbps, double vram_gbps, double move_latency_us);
 
 } // namespace vramlab

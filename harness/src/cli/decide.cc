@@ -320,6 +320,9 @@ void run_decide(const DecideArgs &a)
 	std::fprintf(tab, "kernel model, %zu traces, ensemble of %zu (paired with %s on each "
 	                  "variation), %zu cost band%s; change vs stock, positive = worse\n",
 	             T, V, a.policies[0].c_str(), bands.size(), bands.size() == 1 ? "" : "s");
+	if (!a.costs.builtin())
+		std::fprintf(tab, "%s (the bands scale its GTT charge)\n",
+		             a.costs.describe().c_str());
 	for (auto &g : groups) {
 		std::fprintf(tab, "\n%s (%zu traces%s)\n", g.name, g.traces.size(),
 		             std::string(g.name) == "clean" ? ", no impossible creates" : "");
@@ -517,6 +520,8 @@ void run_decide(const DecideArgs &a)
 	               {"bo_score_window", a.config.window},
 	               {"vram_gbps", a.config.vram_gbps},
 	               {"move_latency_us", a.config.move_latency_us},
+	               {"gtt_reads_per_use", a.config.gtt_reads_per_use},
+	               {"costs", a.costs.json()},
 	               {"on_destroyed", a.on_destroyed == OnDestroyed::Repair ? "repair" : "skip"},
 	               {"impossible_above_bytes", kImpossibleAbove}};
 	auto &tj = j["traces"] = nlohmann::json::array();

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kmodel/cost_file.h"
 #include "kmodel/ensemble.h"
 #include "trace/filters.h"
 
@@ -19,8 +20,10 @@ struct DecideArgs {
 	std::vector<uint64_t> vram_mib;
 	std::vector<uint64_t> live_vram_mib; // the live corpus's sizes (empty: vram_mib)
 	unsigned ensemble = 16;
-	std::vector<double> gtt_factors{1, 2, 4}, pcie_gbps{8};
-	KernelConfig config; // window, VRAM bandwidth, move latency, topdown default
+	// Cost bands: factors on the base's GTT charge, PCIe bandwidths (absolute).
+	std::vector<double> gtt_factors{1, 2, 4}, pcie_gbps{kDefaultPcieGbps};
+	KernelConfig config; // window, the base costs, topdown default
+	CostFile costs;      // what config's costs came from (recorded in the JSON)
 	OnDestroyed on_destroyed = OnDestroyed::Skip;
 	unsigned threads = 0;
 	std::string json;

@@ -81,6 +81,24 @@ void print_impossible(std::FILE *f, const std::vector<TraceLoad> &loads, OnImpos
 		std::fprintf(f, " with %llu later events on them\n", (unsigned long long)events);
 }
 
+CostFile resolve_costs(const std::string &file, const std::vector<const CLI::Option *> &cost_options,
+                       double pcie_gbps, double vram_gbps, double move_latency_us)
+{
+	if (file.empty()) {
+		CostFile c = builtin_costs();
+		c.pcie_gbps = pcie_gbps;
+		c.vram_gbps = vram_gbps;
+		c.move_latency_us = move_latency_us;
+		return c;
+	}
+	for (const CLI::Option *o : cost_options)
+		if (o && o->count())
+			throw CLI::ValidationError("--cost", "cannot be combined with " + o->get_name() +
+			                                     ": a cost file sets every cost (edit a copy "
+			                                     "of it, docs/cost-file.md)");
+	return load_cost_file(file);
+}
+
 } // namespace vramlab
 
 namespace {

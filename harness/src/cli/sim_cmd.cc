@@ -59,7 +59,10 @@ struct SimArgs {
 	uint32_t window = 256;
 	KernelConfig mech; // the new mechanisms' parameters (add_mechanism_options())
 	uint32_t timeline = 0;
-	double pcie_gbps = 8, vram_gbps = 232, move_latency_us = 20;
+	double pcie_gbps = kDefaultPcieGbps, vram_gbps = kDefaultVramGbps,
+	       move_latency_us = kDefaultMoveLatencyUs;
+	std::string cost;                           // --cost: a cost file (docs/cost-file.md)
+	std::vector<const CLI::Option *> cost_opts; // --pcie-gbps, --vram-gbps, --move-latency-us
 	bool policies_given = false;
 	unsigned ensemble = 0;   // kernel model: variations per run (ensemble.h)
 	bool ensemble_given = false;
@@ -138,9 +141,8 @@ void run_kernel(const SimArgs &a)
 	k.config.window = a.window;
 	copy_mechanism_options(a.mech, k.config);
 	k.config.timeline_every = a.timeline;
-	k.config.pcie_gbps = a.pcie_gbps;
-	k.config.vram_gbps = a.vram_gbps;
-	k.config.move_latency_us = a.move_latency_us;
+	k.costs = resolve_costs(a.cost, a.cost_opts, a.pcie_gbps, a.vram_gbps, a.move_latency_us);
+	k.costs.apply(k.config);
 	k.threads = a.threads;
 	k.replay = replay_options(a);
 	k.json = a.json;
@@ -158,11 +160,15 @@ void run_kernel(const SimArgs &a)
 		d.ensemble = a.ensemble;
 		try {
 			d.gtt_factors = parse_factors(a.gtt_cost, "--gtt-cost", 1000);
-			d.pcie_gbps = parse_factors(std::to_string(a.pcie_gbps), "--pcie-gbps", 1000);
+			// one PCIe band: the cost file's, else --pcie-gbps
+			d.pcie_gbps = a.cost.empty()
+			                      ? parse_factors(std::to_string(a.pcie_gbps), "--pcie-gbps", 1000)
+			                      : std::vector<double>{k.costs.pcie_gbps};
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError(e.what());
 		}
 		d.config = k.config;
+		d.costs = k.costs;
 		d.on_destroyed = k.replay.destroyed;
 		d.threads = a.threads;
 		d.json = a.json;
@@ -184,6 +190,9 @@ void run(const SimArgs &a)
 		return run_kernel(a);
 	if (a.ensemble_given)
 		throw CLI::ValidationError("--ensemble", "is for --model kernel");
+	if (!a.cost.empty())
+		throw CLI::ValidationError("--cost", "is for --model kernel (the thesis model keeps the "
+		                                     "thesis's cost units, sim/cost.h)");
 	RunSpec spec;
 	spec.traces = expand_traces(a.inputs);
 	spec.policies = split(a.policies);
@@ -325,7 +334,8 @@ void add_decide_command(CLI::App &app)
 	static DecideArgs d;
 	static std::string policies = "lru,minmax,key,minmax+key", vram = "32,64,128,256",
 	                   live_vram = "8,12,16,32",
-	                   gtt = "1,2,4", pcie = "8", threshold = "512K", on_destroyed = "skip";
+	                   gtt = "1,2,4", pcie, threshold = "512K", on_destroyed = "skip", cost;
+	static std::vector<const CLI::Option *> cost_opts;
 	auto *c = app.add_subcommand("decide", "the decision table: every kernel policy against "
 	                                       "stock 6.12 over ensembles and cost bands");
 	c->add_option("--corpus", d.corpus, "trace files or directories (the shared corpus; its "
@@ -338,13 +348,21 @@ void add_decide_command(CLI::App &app)
 	                                        "the live corpus need far less than the games)")
 	    ->capture_default_str();
 	c->add_option("--ensemble", d.ensemble, "variations per run, 1..16")->capture_default_str();
-	c->add_option("--gtt-cost", gtt, "cost bands: factors on the GTT charge")
+	c->add_option("--cost", cost, "a cost file (docs/cost-file.md): the base costs the bands "
+	                              "vary; default the built-in ones, costs/default.json")
+	    ->check(CLI::ExistingFile);
+	c->add_option("--gtt-cost", gtt, "cost bands: factors on the GTT charge (of the cost "
+	                                 "file's, with --cost)")
 	    ->capture_default_str();
-	c->add_option("--pcie-gbps", pcie, "cost bands: PCIe bandwidths, GB/s")->capture_default_str();
-	c->add_option("--vram-gbps", d.config.vram_gbps, "VRAM bandwidth, GB/s")
-	    ->capture_default_str();
-	c->add_option("--move-latency-us", d.config.move_latency_us, "fixed cost of a move, us")
-	    ->capture_default_str();
+	cost_opts = {c->add_option("--pcie-gbps", pcie, "cost bands: PCIe bandwidths, GB/s "
+	                                                "(default: the base's, 8 built in; not "
+	                                                "with --cost)"),
+	             c->add_option("--vram-gbps", d.config.vram_gbps, "VRAM bandwidth, GB/s (not "
+	                                                               "with --cost)")
+	                 ->capture_default_str(),
+	             c->add_option("--move-latency-us", d.config.move_latency_us,
+	                           "fixed cost of a move, us (not with --cost)")
+	                 ->capture_default_str()};
 	c->add_option("--threshold", threshold, "min-max size threshold")->capture_default_str();
 	c->add_option("--window", d.config.window, "radeon.bo_score_window")->capture_default_str();
 	add_mechanism_options(c, d.config);
@@ -383,9 +401,14 @@ void add_decide_command(CLI::App &app)
 			throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
 		if (!(d.config.vram_gbps > 0) || !(d.config.move_latency_us >= 0))
 			throw CLI::ValidationError("--vram-gbps/--move-latency-us", "must be positive");
+		d.costs = resolve_costs(cost, cost_opts, d.config.pcie_gbps, d.config.vram_gbps,
+		                        d.config.move_latency_us);
+		d.costs.apply(d.config);
 		try {
 			d.gtt_factors = parse_factors(gtt, "--gtt-cost", 1000);
-			d.pcie_gbps = parse_factors(pcie, "--pcie-gbps", 1000);
+			// without --pcie-gbps one band at the base's bandwidth
+			d.pcie_gbps = pcie.empty() ? std::vector<double>{d.config.pcie_gbps}
+			                           : parse_factors(pcie, "--pcie-gbps", 1000);
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError(e.what());
 		}
@@ -416,13 +439,19 @@ void add_sim_command(CLI::App &app)
 	sim->add_option("--window", a.window, "kernel model: radeon.bo_score_window")
 	    ->capture_default_str();
 	add_mechanism_options(sim, a.mech);
-	sim->add_option("--pcie-gbps", a.pcie_gbps, "kernel model: PCIe bandwidth, GB/s")
-	    ->capture_default_str();
-	sim->add_option("--vram-gbps", a.vram_gbps, "kernel model: VRAM bandwidth, GB/s")
-	    ->capture_default_str();
-	sim->add_option("--move-latency-us", a.move_latency_us,
-	                "kernel model: fixed cost of one move, microseconds")
-	    ->capture_default_str();
+	sim->add_option("--cost", a.cost, "kernel model: a cost file (docs/cost-file.md) instead "
+	                                  "of the built-in costs (costs/default.json)")
+	    ->check(CLI::ExistingFile);
+	a.cost_opts = {sim->add_option("--pcie-gbps", a.pcie_gbps,
+	                               "kernel model: PCIe bandwidth, GB/s (not with --cost)")
+	                   ->capture_default_str(),
+	               sim->add_option("--vram-gbps", a.vram_gbps,
+	                               "kernel model: VRAM bandwidth, GB/s (not with --cost)")
+	                   ->capture_default_str(),
+	               sim->add_option("--move-latency-us", a.move_latency_us,
+	                               "kernel model: fixed cost of one move, microseconds (not "
+	                               "with --cost)")
+	                   ->capture_default_str()};
 	sim->add_option("--vram", a.vram, "VRAM sizes: MiB, or with K/M/G (whole MiB)")
 	    ->capture_default_str();
 	sim->add_option("--threshold", a.threshold, "min-max size threshold")->capture_default_str();

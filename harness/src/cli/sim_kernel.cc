@@ -109,6 +109,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 	std::fprintf(tab, "kernel model (Linux 6.12 + vramlab series): %zu traces, baseline %s, "
 	            "topdown_threshold %u KiB, bo_score_window %u\n\n",
 	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window);
+	if (!a.costs.builtin())
+		std::fprintf(tab, "%s\n\n", a.costs.describe().c_str());
 	print_impossible(tab, loads, a.replay.impossible);
 	std::fprintf(tab, "%6s  %-11s %10s %10s %10s %9s %10s %12s %9s\n", "VRAM", "policy", "evictions",
 	            "MiB in", "MiB out", "thresh CS", "GTT uses", "transfer ms", "vs base");
@@ -146,6 +148,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 		               {"pcie_gbps", a.config.pcie_gbps},
 		               {"vram_gbps", a.config.vram_gbps},
 		               {"move_latency_us", a.config.move_latency_us},
+		               {"gtt_reads_per_use", a.config.gtt_reads_per_use},
+		               {"costs", a.costs.json()},
 		               {"traces", traces.size()}};
 		auto &res = j["results"] = nlohmann::json::array();
 		for (auto &row : rows) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kmodel/cost_file.h"
 #include "kmodel/kernel_model.h"
 
 namespace vramlab {
@@ -12,6 +13,7 @@ struct KernelSimArgs {
 	std::vector<std::string> inputs, policies;
 	std::vector<uint64_t> vram_mib;
 	KernelConfig config;
+	CostFile costs; // what config's costs came from (recorded in the JSON)
 	ReplayOptions replay;
 	unsigned threads = 0;
 	std::string json;

@@ -28,6 +28,7 @@ struct SplitArgs {
 	uint32_t window = 256, topdown = 512;
 	double tolerance = 0.005;
 	unsigned threads = 0;
+	std::string cost; // --cost: a cost file (docs/cost-file.md)
 };
 
 // The traces of one set of a split file, found in the search directories. Errors name the
@@ -80,6 +81,7 @@ Objective make_objective(const SplitArgs &a, bool progress)
 	oc.topdown_kib = a.topdown;
 	oc.tolerance = a.tolerance;
 	oc.threads = a.threads;
+	oc.costs = a.cost.empty() ? builtin_costs() : load_cost_file(a.cost);
 	std::vector<TrainTrace> tt;
 	const auto files = split_traces(a);
 	uint64_t comps = 0, uniq = 0;
@@ -115,6 +117,9 @@ void add_problem_options(CLI::App *c, SplitArgs &a)
 	              "per trace and size, transfer time allowed over LRU before a penalty")
 	    ->capture_default_str();
 	c->add_option("-j,--threads", a.threads, "threads (default: all cores)");
+	c->add_option("--cost", a.cost, "a cost file (docs/cost-file.md) instead of the built-in "
+	                                "transfer costs (costs/default.json)")
+	    ->check(CLI::ExistingFile);
 	c->add_option("TRACES", a.traces, "trace files (instead of --split)");
 }
 
@@ -189,6 +194,7 @@ void run_train(TrainArgs &a)
 			j["processes"] = size;
 			j["vram_mib"] = o.config().vram_mib;
 			j["window"] = o.config().window;
+			j["costs"] = o.config().costs.json();
 			j["traces"] = nlohmann::json::array();
 			for (auto &t : o.traces())
 				j["traces"].push_back(t.kt.name);
@@ -243,11 +249,14 @@ void run_eval(EvalArgs &a)
 	}
 	std::printf("kernel model, %zu traces, topdown_threshold %u KiB, bo_score_window %u\n\n", nt,
 	            o.config().topdown_kib, o.config().window);
+	if (!o.config().costs.builtin())
+		std::printf("%s\n\n", o.config().costs.describe().c_str());
 	std::printf("%6s  %-32s %10s %8s %12s %8s %12s %8s %9s\n", "VRAM", "policy", "evictions", "vs LRU",
 	            "MiB moved", "vs LRU", "transfer ms", "vs LRU", "worst tr");
 	nlohmann::json j;
 	j["schema"] = "vramlab-train-eval";
 	j["version"] = 1;
+	j["costs"] = o.config().costs.json();
 	j["traces"] = nlohmann::json::array();
 	for (auto &t : o.traces())
 		j["traces"].push_back(t.kt.name);

@@ -7,7 +7,8 @@
 //   cursor, UVD's firmware) and, for traces without CS records, the synthesized submission
 //   period. Every policy runs on the same variations and is paired with LRU on each.
 // - A cost band is a setting of the two costs nobody here has measured: the charge of a GPU use
-//   served from GTT (a factor on today's one read at PCIe speed) and the PCIe bandwidth. A band
+//   served from GTT (a factor on the base's: one read at PCIe speed built in, a cost file's
+//   gtt_reads_per_use with --cost) and the PCIe bandwidth. A band
 //   costs no replay: transfer time is a linear function of three counters of one run.
 #pragma once
 #include <cstdint>
@@ -38,8 +39,8 @@ std::vector<uint64_t> pinned_for(const Variation &v, uint64_t vram_bytes);
 uint64_t scanout_bytes(uint32_t w, uint32_t h);
 
 struct CostBand {
-	double gtt_factor = 1; // x today's charge of a GPU use served from GTT
-	double pcie_gbps = 8;
+	double gtt_factor = 1; // x the base's charge of a GPU use served from GTT
+	double pcie_gbps = kDefaultPcieGbps;
 	std::string label() const; // "gtt 2x, PCIe 8 GB/s"
 };
 

@@ -14,6 +14,13 @@
 
 namespace vramlab {
 
+// The built-in transfer costs, assumptions measured on no card (docs/cost-file.md): PCIe 2.0
+// x16's 8 GB/s, the thesis's 232 GB/s VRAM and 20 us a move, a GPU use of a buffer in GTT
+// charged as one read of its whole size at PCIe speed. costs/default.json holds the same
+// values (tests/test_cost_file.cc); a cost file (--cost) replaces all four.
+inline constexpr double kDefaultPcieGbps = 8.0, kDefaultVramGbps = 232.0,
+                        kDefaultMoveLatencyUs = 20.0, kDefaultGttReadsPerUse = 1.0;
+
 struct KernelConfig {
 	uint64_t vram = 256ull << 20;   // bytes, like radeon.vramlimit (whole pages)
 	uint32_t topdown_kib = 0;       // radeon.topdown_threshold (0: off); the series boots 512
@@ -24,8 +31,11 @@ struct KernelConfig {
 	bool bo_priority = false;
 	uint32_t window = 256;          // radeon.bo_score_window, 1..4096
 	// The modelled transfer time (docs/kernel-model.md): PCIe bandwidth for moves and for GPU
-	// accesses served from GTT, VRAM bandwidth, and a fixed cost per move.
-	double pcie_gbps = 8.0, vram_gbps = 232.0, move_latency_us = 20.0;
+	// accesses served from GTT, VRAM bandwidth, a fixed cost per move, and how many reads of
+	// its whole size at PCIe speed (instead of VRAM speed) one GPU use of a buffer in GTT
+	// costs. The defaults are assumptions; a cost file sets all four (kmodel/cost_file.h).
+	double pcie_gbps = kDefaultPcieGbps, vram_gbps = kDefaultVramGbps,
+	       move_latency_us = kDefaultMoveLatencyUs, gtt_reads_per_use = kDefaultGttReadsPerUse;
 	bool per_frame = false;         // keep per-frame move counts
 	// Stock 6.12 evicts every evictable BO for a BO larger than VRAM, then fails; the series'
 	// first patch (ttm_range_man_alloc() says -E2BIG) does not. true: stock.
@@ -154,14 +164,16 @@ KernelChoice kernel_choice(const std::string &name, uint32_t default_kib);
 void apply_choice(const KernelChoice &k, KernelConfig &c);
 
 // The modelled transfer time (docs/kernel-model.md) of moved bytes, moves and bytes the GPU
-// read from GTT, with the GTT term scaled by gtt_factor (a cost band; 1 = the model's charge).
-// The one formula: runs, frames and the cost bands of ensemble.h all use it.
+// read from GTT, the GTT term charged c.gtt_reads_per_use reads and scaled by gtt_factor (a
+// cost band around the configuration's charge; 1 = that charge). The one formula: runs,
+// frames and the cost bands of ensemble.h all use it.
 inline double transfer_time_us(uint64_t moved_bytes, uint64_t moves, uint64_t gtt_bytes,
                                double pcie_gbps, const KernelConfig &c, double gtt_factor = 1)
 {
 	const double pcie = pcie_gbps * 1e3, vram = c.vram_gbps * 1e3; // bytes per us
+	// gtt_factor * 1.0 is gtt_factor: with the default charge the bits are those of before
 	return double(moved_bytes) / pcie + double(moves) * c.move_latency_us +
-	       gtt_factor * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
+	       gtt_factor * c.gtt_reads_per_use * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
 }
 
 // The bo->priority variant: a submission's score puts the BO in list score >> 30 of TTM's

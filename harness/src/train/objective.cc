@@ -177,6 +177,7 @@ KernelConfig Objective::kconfig(uint64_t vram_mib, bool key, bool topdown) const
 	k.topdown_kib = topdown ? c_.topdown_kib : 0;
 	k.bo_score = key;
 	k.window = c_.window;
+	c_.costs.apply(k);
 	return k;
 }
 

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kmodel/cost_file.h"
 #include "kmodel/kernel_model.h"
 #include "mlp/mlp.h"
 
@@ -54,6 +55,7 @@ struct ObjectiveConfig {
 	uint32_t window = 256;       // radeon.bo_score_window
 	double tolerance = 0.005;    // per pair, transfer time allowed over LRU before a penalty
 	unsigned threads = 0;        // 0: all cores
+	CostFile costs;              // the transfer costs (--cost; default built in)
 };
 
 struct Evaluation {

@@ -149,13 +149,18 @@ json signature(const Objective &o, const TrainConfig &c)
 	json t = json::array();
 	for (auto &tr : o.traces())
 		t.push_back(tr.kt.name);
-	return {{"method", c.method},       {"population", c.ga.population},
-	        {"mutation", c.ga.mutation}, {"seed", c.seed},
-	        {"mc_after", c.mc_after},   {"mc_genes", c.mc_genes},
-	        {"mc_step", c.mc_step},     {"init", c.init},
-	        {"traces", t},              {"vram_mib", o.config().vram_mib},
-	        {"window", o.config().window}, {"topdown_kib", o.config().topdown_kib},
-	        {"tolerance", o.config().tolerance}};
+	json sig = {{"method", c.method},       {"population", c.ga.population},
+	            {"mutation", c.ga.mutation}, {"seed", c.seed},
+	            {"mc_after", c.mc_after},   {"mc_genes", c.mc_genes},
+	            {"mc_step", c.mc_step},     {"init", c.init},
+	            {"traces", t},              {"vram_mib", o.config().vram_mib},
+	            {"window", o.config().window}, {"topdown_kib", o.config().topdown_kib},
+	            {"tolerance", o.config().tolerance}};
+	// costs only when a cost file set them: checkpoints of the built-in costs stay valid
+	const CostFile &k = o.config().costs;
+	if (!k.builtin())
+		sig["costs"] = {k.pcie_gbps, k.vram_gbps, k.move_latency_us, k.gtt_reads_per_use};
+	return sig;
 }
 
 void write_atomically(const std::string &path, const std::string &text)
