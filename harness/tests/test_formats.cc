@@ -33,6 +33,21 @@ void convert(const std::string &in, const std::string &out, Format f)
 	w->close();
 }
 
+// CREATE records of buffers 0, 1, 2 (4, 8 and 16 KiB, VRAM); high_prio(id) sets the flag.
+template <class HighPrio>
+void write_three_creates(TraceWriter &w, HighPrio high_prio)
+{
+	for (uint32_t id = 0; id < 3; id++) {
+		Event c;
+		c.type = EventType::Create;
+		c.id = id;
+		c.size = 4096 << id;
+		c.domain = DomainVram;
+		c.high_prio = high_prio(id);
+		w.write(c);
+	}
+}
+
 } // namespace
 
 TEST(Formats, Bostats1ToTextToBostats1IsExact)
@@ -203,14 +218,7 @@ TEST(Formats, V21CsRecordsRoundTripWithChangedScoresOnly)
 	const std::string path = test::temp_path("cs.vrl");
 	TraceInfo info;
 	auto w = make_writer(Format::V2, path, info);
-	for (uint32_t id = 0; id < 3; id++) {
-		Event c;
-		c.type = EventType::Create;
-		c.id = id;
-		c.size = 4096 << id;
-		c.domain = DomainVram;
-		w->write(c);
-	}
+	write_three_creates(*w, [](uint32_t) { return false; });
 	std::vector<CsReloc> relocs = {{0, DomainVram, 0, 3, false, 7},
 	                               {2, 0, DomainGtt, 15, false, kScoreNeutral},
 	                               {1, DomainVram | DomainGtt, 0, 0, false, 123}};
@@ -264,15 +272,7 @@ namespace {
 void write_v22(const std::string &path, const TraceInfo &info)
 {
 	auto w = make_writer(Format::V2, path, info);
-	for (uint32_t id = 0; id < 3; id++) {
-		Event c;
-		c.type = EventType::Create;
-		c.id = id;
-		c.size = 4096 << id;
-		c.domain = DomainVram;
-		c.high_prio = id == 1;
-		w->write(c);
-	}
+	write_three_creates(*w, [](uint32_t id) { return id == 1; });
 	const std::vector<CsReloc> cs0 = {{0, DomainVram, 0, 3, true, kScoreNeutral},
 	                                  {1, DomainVram, 0, 0, false, kScoreNeutral},
 	                                  {2, 0, DomainVram, 15, true, kScoreNeutral}};
