@@ -198,11 +198,70 @@ TEST(BadInput, V21CsRecords)
 	EXPECT_NE(error_of(with_cs(std::string("\x08\x00\x00\x00\x01\x00\x41\x00\x05", 9)))
 	                  .find("without a score chunk"),
 	          std::string::npos);
-	EXPECT_NE(error_of(v2(3, "")).find("unsupported version 2.3"), std::string::npos);
+	EXPECT_NE(error_of(v2(4, "")).find("unsupported version 2.4"), std::string::npos);
 }
 
-// v2.2: bit 4 of a relocation's priority byte is the high-priority use; bits 7..5 stay unknown,
-// and a 2.0 or 2.1 file may not use bit 4.
+// v2.3's codes (trace-v2.md, "Version 2.3"), each misused once.
+TEST(BadInput, V23Codes)
+{
+	auto uleb = [](uint64_t v) {
+		std::string s;
+		do {
+			s += char((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+			v >>= 7;
+		} while (v);
+		return s;
+	};
+	// create buffer 0 (VRAM, no time field, one page) at byte 14, a CS record at byte 16
+	const std::string create0("\x90\x06", 2);
+	auto cs = [&](const std::string &relocs, unsigned n) {
+		return std::string("\x08\x00\x00\x00", 4) + char(n) + relocs;
+	};
+	auto end = [](unsigned count) { return std::string("\x0f\x00", 2) + char(count); };
+	// buffer 0 read from VRAM at priority 3, then the same use again (code 2: id 0, repeat)
+	const std::string good = v2(3, create0 + cs(std::string("\x00\x01\x03\x02", 4), 2) + end(2));
+	ASSERT_EQ(error_of(good), "");
+	{
+		auto r = open_trace_memory(reinterpret_cast<const uint8_t *>(good.data()), good.size(), "v23");
+		Event e;
+		ASSERT_TRUE(r->next(e));
+		EXPECT_EQ(e.type, EventType::Create);
+		EXPECT_EQ(e.size, 4096u);
+		EXPECT_EQ(e.domain, DomainVram);
+		ASSERT_TRUE(r->next(e));
+		ASSERT_EQ(e.nrelocs, 2u);
+		EXPECT_EQ(e.relocs[1].prio, 3); // repeated from the first
+		EXPECT_EQ(e.relocs[1].read_domains, DomainVram);
+	}
+	// code 5: one back from the newest, of one buffer
+	EXPECT_NE(error_of(v2(3, create0 + cs(std::string("\x05\x01\x00", 3), 1) + end(2)))
+	                  .find("byte 16: a CS names the buffer created 1 before the newest, but only "
+	                        "1 were created"),
+	          std::string::npos);
+	EXPECT_NE(error_of(v2(3, create0 + cs(std::string("\x02", 1), 1) + end(2)))
+	                  .find("byte 16: a CS repeats the last use of buffer 0, which has none"),
+	          std::string::npos);
+	EXPECT_NE(error_of(v2(3, create0 + std::string("\x83\x00\x83\x00", 4) + end(3)))
+	                  .find("byte 18: destroy of buffer 0 after its destroy"),
+	          std::string::npos);
+	EXPECT_NE(error_of(v2(3, std::string("\x84\x01", 2) + end(1)))
+	                  .find("byte 14: cpu op of the buffer created 0 before the newest, but only 0 "
+	                        "were created"),
+	          std::string::npos);
+	// 2^53 pages is more bytes than 64 bits hold
+	EXPECT_NE(error_of(v2(3, "\x90" + uleb(uint64_t(1) << 55 | 2) + end(1)))
+	                  .find("byte 14: size of 9007199254740992 pages overflows 64 bits"),
+	          std::string::npos);
+	// flags follow when the size code says so, and are checked as before
+	EXPECT_EQ(error_of(v2(3, std::string("\x90\x07\x02", 3) + end(1))), "");
+	EXPECT_NE(error_of(v2(3, std::string("\x90\x07\x04", 3) + end(1))).find("byte 14: unknown create flags 4"),
+	          std::string::npos);
+	// before 2.3, bit 7 of a tag means nothing
+	EXPECT_NE(error_of(v2(2, std::string("\x90\x00\x00\x80\x20\x00", 6) + end(1)))
+	                  .find("byte 14: domain bits 9 out of range"),
+	          std::string::npos);
+}
+
 TEST(BadInput, V22HighPriorityUseBit)
 {
 	// create buffer 0 (4096 bytes), then a CS record at byte 20 with one relocation of buffer 0

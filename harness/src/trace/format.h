@@ -20,8 +20,9 @@ struct TraceInfo {
 	Format format = Format::Text;
 	uint32_t declared_buffers = 0; // bostats1 header N (0 when the format has none)
 	std::map<std::string, std::string> meta; // v2 header
-	// v2: the file's minor version (0, 1 or 2), as read. The v2 writer writes 2.2 when this is
-	// 2 and 2.1 otherwise (docs/trace-v2.md, "Versions"), so a conversion keeps the source's.
+	// v2: the file's minor version (0 to 3), as read. The v2 writer writes 2.2 or 2.3 when this
+	// says so and 2.1 otherwise (docs/trace-v2.md, "Versions"), so a conversion keeps the
+	// source's.
 	uint8_t v2_minor = 0;
 	// v2: the file stops early and was read up to its last complete FRAME (set at its end;
 	// a warning says so).

@@ -1,6 +1,7 @@
 // vramlab's v2 format (docs/trace-v2.md).
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -14,14 +15,24 @@ using detail::kV2Magic;
 constexpr uint32_t kV2MaxHeader = 1 << 20;
 enum : uint8_t { kV2End = 15 };
 // v2.0 files have no CS records; v2.1 adds them; v2.2 adds the high-priority-use bit of a
-// relocation (docs/trace-v2.md).
-constexpr uint8_t kV2Major = 2, kV2Minor = 2;
+// relocation; v2.3 codes the same records in fewer bytes (docs/trace-v2.md, "Version 2.3").
+constexpr uint8_t kV2Major = 2, kV2Minor = 3;
 constexpr uint64_t kV2MaxRelocs = 1 << 20;
 // A CS relocation's domain byte: read domains, write domain, "a score follows".
 constexpr unsigned kRelocWriteShift = 3, kRelocScoreBit = 0x40;
 // Its priority byte: the kernel's priority (bits 3..0) and, from 2.2, bit 4: the buffer is a
 // depth/stencil or MSAA surface in this submission (Mesa no longer knows it at create).
 constexpr uint8_t kRelocPrioMask = 15, kRelocHighPrioUse = 0x10;
+// v2.3: a tag with bit 7 has no time field (dt 0); a buffer is named by a code whose bit 0 says
+// whether it counts back from the newest buffer, and in a relocation bit 1 says that the
+// domain and priority bytes are left out, the same as in the buffer's last relocation (and no
+// score follows); a CREATE's size code says whether the size counts 4 KiB pages and whether
+// flags follow.
+constexpr uint8_t kTagNoDt = 0x80;
+constexpr uint64_t kIdBack = 1, kIdRepeat = 2;
+constexpr uint64_t kSizeCodeFlags = 1, kSizeCodePages = 2, kPage = 4096;
+// last_use_: a buffer's last relocation (domain byte << 8 | priority byte), kNoUse before one.
+constexpr uint16_t kNoUse = 0xffff;
 
 class V2Reader : public TraceReader {
 public:
@@ -33,7 +44,7 @@ public:
 			src_->fail("truncated header");
 		if (h[0] != kV2Major || h[1] > kV2Minor)
 			src_->fail_at(8, "unsupported version " + std::to_string(h[0]) + "." +
-			                     std::to_string(h[1]) + " (this reader knows 2.0, 2.1 and 2.2)");
+			                     std::to_string(h[1]) + " (this reader knows 2.0 to 2.3)");
 		minor_ = info_.v2_minor = h[1];
 		const uint32_t len = h[2] | h[3] << 8 | h[4] << 16 | uint32_t(h[5]) << 24;
 		if (len > kV2MaxHeader)
@@ -183,10 +194,11 @@ private:
 		uint8_t tag;
 		if (!src_->get(tag))
 			src_->fail_truncated_at(off, "truncated trace: the stream stops without an END record");
-		const unsigned type = tag & 15, domain = tag >> 4;
+		const bool no_dt = minor_ >= 3 && (tag & kTagNoDt);
+		const unsigned type = tag & 15, domain = (no_dt ? tag & 0x7f : tag) >> 4;
 		if (domain > 7)
 			src_->fail_at(off, "domain bits " + std::to_string(domain) + " out of range");
-		const uint64_t dt = uleb(off);
+		const uint64_t dt = no_dt ? 0 : uleb(off);
 		if (type == kV2End) {
 			const uint64_t count = uleb(off);
 			if (count != records_)
@@ -205,7 +217,8 @@ private:
 		e.time_us = time_us_;
 		switch (e.type) {
 		case EventType::Create: {
-			const uint64_t id = uleb(off);
+			// 2.3: the id is implicit, the next one
+			const uint64_t id = minor_ >= 3 ? created_.size() : uleb(off);
 			if (id != created_.size())
 				src_->fail_at(off, "create of buffer " + std::to_string(id) +
 				                       " out of order (expected " + std::to_string(created_.size()) +
@@ -213,9 +226,19 @@ private:
 			if (id >= (1u << 29))
 				src_->fail_at(off, "too many buffers");
 			e.id = static_cast<uint32_t>(id);
-			e.size = uleb(off);
+			uint64_t flags;
+			if (minor_ >= 3) {
+				const uint64_t code = uleb(off), value = code >> 2;
+				if ((code & kSizeCodePages) && value > UINT64_MAX / kPage)
+					src_->fail_at(off, "size of " + std::to_string(value) +
+					                       " pages overflows 64 bits");
+				e.size = code & kSizeCodePages ? value * kPage : value;
+				flags = code & kSizeCodeFlags ? uleb(off) : 0;
+			} else {
+				e.size = uleb(off);
+				flags = uleb(off);
+			}
 			// bit 1 (imported) is new in 2.1
-			const uint64_t flags = uleb(off);
 			if (flags > (minor_ >= 1 ? 3u : 1u))
 				src_->fail_at(off, "unknown create flags " + std::to_string(flags) +
 				                       (flags <= 3 ? " (the imported flag needs version 2.1)" : ""));
@@ -266,12 +289,25 @@ private:
 		pool_.resize(first + n);
 		for (size_t i = 0; i < n; i++) {
 			CsReloc &r = pool_[first + i];
-			r.id = live_id(off, EventType::Cs);
+			bool repeat = false;
+			r.id = live_id(off, EventType::Cs, &repeat);
+			if (minor_ >= 3 && last_use_.size() < created_.size())
+				last_use_.resize(created_.size(), kNoUse);
 			uint8_t dom, prio;
-			if (!src_->get(dom) || !src_->get(prio))
-				src_->fail_truncated_at(off, "truncated record");
-			if (dom & 0x80)
-				src_->fail_at(off, "unknown relocation bits in CS record");
+			if (repeat) {
+				if (last_use_[r.id] == kNoUse)
+					src_->fail_at(off, "a CS repeats the last use of buffer " +
+					                       std::to_string(r.id) + ", which has none");
+				dom = static_cast<uint8_t>(last_use_[r.id] >> 8);
+				prio = static_cast<uint8_t>(last_use_[r.id]);
+			} else {
+				if (!src_->get(dom) || !src_->get(prio))
+					src_->fail_truncated_at(off, "truncated record");
+				if (dom & 0x80)
+					src_->fail_at(off, "unknown relocation bits in CS record");
+				if (minor_ >= 3)
+					last_use_[r.id] = static_cast<uint16_t>((dom & ~kRelocScoreBit) << 8 | prio);
+			}
 			if (minor_ < 2 && prio > kRelocPrioMask)
 				src_->fail_at(off, "relocation priority " + std::to_string(prio) + " above 15" +
 				                       (prio < 32 ? " (bit 4, high-priority use, needs version 2.2)"
@@ -298,9 +334,25 @@ private:
 		e.nrelocs = static_cast<uint32_t>(n);
 	}
 
-	uint32_t live_id(uint64_t off, EventType t)
+	// 2.3 names a buffer by its id or by how many were created after it (0: the newest),
+	// whichever is shorter: bit 0 says which; in a relocation ("repeat" given), bit 1 says that
+	// it repeats the buffer's last domains and priority.
+	uint32_t live_id(uint64_t off, EventType t, bool *repeat = nullptr)
 	{
-		const uint64_t id = uleb(off);
+		uint64_t v = uleb(off);
+		const bool back = minor_ >= 3 && (v & kIdBack);
+		if (minor_ >= 3) {
+			if (repeat)
+				*repeat = v & kIdRepeat;
+			v >>= repeat ? 2 : 1;
+		}
+		if (back && v >= created_.size()) {
+			const std::string what = t == EventType::Cs ? "a CS names" : std::string(event_name(t)) + " of";
+			src_->fail_at(off, what + " the buffer created " + std::to_string(v) +
+			                       " before the newest, but only " +
+			                       std::to_string(created_.size()) + " were created");
+		}
+		const uint64_t id = back ? created_.size() - 1 - v : v;
 		if (id < created_.size() && !created_[id]) [[likely]]
 			return static_cast<uint32_t>(id);
 		const std::string what = t == EventType::Cs ? "a CS names buffer " + std::to_string(id)
@@ -329,6 +381,7 @@ private:
 	std::unique_ptr<ByteSource> src_;
 	std::vector<bool> created_; // per id: destroyed yet?
 	std::vector<uint32_t> last_score_; // per id: the last score sent (CS records)
+	std::vector<uint16_t> last_use_;   // per id, 2.3: its last relocation's bytes (kNoUse)
 	std::vector<Pending> pending_;     // read, not yet handed out (up to a FRAME)
 	std::vector<CsReloc> pool_;        // their CS records' relocations
 	size_t at_ = 0;                    // next of pending_ to hand out
@@ -339,11 +392,13 @@ private:
 
 class V2Writer : public TraceWriter {
 public:
-	// The version goes first, before any record says what the file needs: 2.2 when the caller
-	// says so (info.v2_minor, as a reader of a 2.2 file sets it), else 2.1, which every older
-	// reader of CS records knows. A high-priority-use bit in a 2.1 file is an error.
+	// The version goes first, before any record says what the file needs: the caller's
+	// (info.v2_minor, as a reader of a 2.2 or 2.3 file sets it) when it is 2.2 or 2.3, else 2.1,
+	// which every older reader of CS records knows. A high-priority-use bit in a 2.1 file is an
+	// error.
 	V2Writer(const std::string &path, const TraceInfo &info)
-	    : sink_(path, Compression::Zstd), minor_(info.v2_minor >= 2 ? 2 : 1)
+	    : sink_(path, Compression::Zstd),
+	      minor_(info.v2_minor >= 3 ? 3 : info.v2_minor == 2 ? 2 : 1)
 	{
 		std::string hdr;
 		for (auto &[k, v] : info.meta) {
@@ -363,24 +418,46 @@ public:
 		if (e.type == EventType::Create && e.id != creates_)
 			throw TraceError("v2 writer: create of buffer " + std::to_string(e.id) +
 			                 " out of order (expected " + std::to_string(creates_) + ")");
-		sink_.put(static_cast<uint8_t>(static_cast<unsigned>(e.type) | (e.domain & 7) << 4));
-		uleb(e.time_us >= last_us_ ? e.time_us - last_us_ : 0);
+		// 2.3 cannot even write the id of a buffer not yet created (2.1 and 2.2 can, for tests of
+		// readers)
+		if (minor_ >= 3 && e.type != EventType::Create && e.type != EventType::Frame &&
+		    e.type != EventType::Cs && e.type != EventType::Context && e.id >= creates_)
+			throw TraceError("v2 writer: " + std::string(event_name(e.type)) + " of buffer " +
+			                 std::to_string(e.id) + " that was not created");
+		const uint64_t dt = e.time_us >= last_us_ ? e.time_us - last_us_ : 0;
+		const uint8_t tag = static_cast<uint8_t>(static_cast<unsigned>(e.type) | (e.domain & 7) << 4);
+		if (minor_ >= 3 && dt == 0) {
+			sink_.put(tag | kTagNoDt);
+		} else {
+			sink_.put(tag);
+			uleb(dt);
+		}
 		if (e.time_us > last_us_)
 			last_us_ = e.time_us;
+		const uint64_t flags = (e.high_prio ? 1 : 0) | (e.imported ? 2 : 0);
 		switch (e.type) {
 		case EventType::Create:
 			creates_++;
-			uleb(e.id);
-			uleb(e.size);
-			uleb((e.high_prio ? 1 : 0) | (e.imported ? 2 : 0));
+			if (minor_ >= 3) {
+				const bool pages = e.size && e.size % kPage == 0;
+				uleb((pages ? e.size / kPage : e.size) << 2 | (pages ? kSizeCodePages : 0) |
+				     (flags ? kSizeCodeFlags : 0));
+				if (flags)
+					uleb(flags);
+			} else {
+				uleb(e.id);
+				uleb(e.size);
+				uleb(flags);
+			}
 			break;
 		case EventType::Frame: break;
 		case EventType::Score:
-			uleb(e.id);
+			id(e.id);
 			uleb(e.score);
 			break;
 		case EventType::Cs: write_cs(e); break;
-		default: uleb(e.id);
+		case EventType::Context: uleb(e.id); break;
+		default: id(e.id);
 		}
 		records_++;
 		// As Mesa does: a writer killed later leaves a file readable up to here.
@@ -419,15 +496,38 @@ private:
 			if (last_score_.size() < creates_)
 				last_score_.resize(creates_, kScoreNeutral);
 			const bool changed = e.cs_scores && r.score != last_score_[r.id];
-			uleb(r.id);
-			sink_.put(static_cast<uint8_t>(r.read_domains | r.write_domain << kRelocWriteShift |
-			                               (changed ? kRelocScoreBit : 0)));
-			sink_.put(static_cast<uint8_t>(r.prio | (r.high_prio_use ? kRelocHighPrioUse : 0)));
+			const uint8_t prio = static_cast<uint8_t>(r.prio | (r.high_prio_use ? kRelocHighPrioUse : 0));
+			const uint8_t dom = static_cast<uint8_t>(r.read_domains | r.write_domain << kRelocWriteShift);
+			const uint16_t use = static_cast<uint16_t>(dom << 8 | prio);
+			if (minor_ >= 3 && last_use_.size() < creates_)
+				last_use_.resize(creates_, kNoUse);
+			const bool repeat = minor_ >= 3 && !changed && last_use_[r.id] == use;
+			id(r.id, repeat);
+			if (!repeat) {
+				sink_.put(static_cast<uint8_t>(dom | (changed ? kRelocScoreBit : 0)));
+				sink_.put(prio);
+				if (minor_ >= 3)
+					last_use_[r.id] = use;
+			}
 			if (changed) {
 				uleb(r.score);
 				last_score_[r.id] = r.score;
 			}
 		}
+	}
+
+	// A buffer id: 2.3 writes the id or its distance back from the newest buffer, the smaller,
+	// with bit 0 saying which.
+	// A relocation's ("reloc") has bit 1 as well: it repeats the buffer's last use.
+	void id(uint32_t v, std::optional<bool> repeat = std::nullopt)
+	{
+		if (minor_ < 3)
+			return uleb(v);
+		const uint32_t back = creates_ - 1 - v;
+		uint64_t code = back < v ? uint64_t(back) << 1 | kIdBack : uint64_t(v) << 1;
+		if (repeat)
+			code = (code & ~kIdBack) << 1 | (code & kIdBack) | (*repeat ? kIdRepeat : 0);
+		uleb(code);
 	}
 
 	void uleb(uint64_t v)
@@ -440,6 +540,7 @@ private:
 	}
 	ByteSink sink_;
 	std::vector<uint32_t> last_score_;
+	std::vector<uint16_t> last_use_; // 2.3: per buffer, its last relocation's bytes
 	uint64_t last_us_ = 0, records_ = 0;
 	uint32_t creates_ = 0;
 	uint8_t minor_;
