@@ -6,7 +6,7 @@ RUN.json is what the virtual radeon's kernel model counted while the program ran
 (VRADEON_COUNTERS); RUN.kernel.vrl the kernel-view trace the same run recorded
 (VRADEON_TRACE). The trace is replayed with `VRAMLAB sim --model kernel` under the run's own
 configuration (the VRAM size, top-down threshold, key order and window the live counters
-record), and every figure must be equal; with --frames N, the live run must also have counted
+record, and the cost file it ran with), and every figure must be equal; with --frames N, the live run must also have counted
 N frames (those of Mesa's own trace)."""
 import json
 import subprocess
@@ -44,6 +44,8 @@ def replay(vramlab, run, config):
         cmd[6:6] = ["--scan-max", str(scan)]
     if mbps:
         cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
+    if config.get("cost_file"):  # VRADEON_COST: the replay charges the same costs
+        cmd[6:6] = ["--cost", config["cost_file"]]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)
     if "warning" in out.stderr:
         sys.exit(f"{run}.kernel.vrl: {out.stderr.strip()}")

@@ -19,6 +19,8 @@
  *   VRADEON_COUNTERS=FILE            the model's figures as JSON, at exit and on SIGUSR1
  *                                    ("%p" = the process id)
  *   VRADEON_TRACE=FILE               the kernel's view as a vramlab v2.1 trace ("%p" too)
+ *   VRADEON_COST=FILE                a cost file for the transfer and frame times (the
+ *                                    built-in costs without; harness/docs/cost-file.md)
  *   RADEON_GPU_ID=BARTS              the GPU (a chip name of r600_pci_ids.h, or 0xNNNN)
  */
 
@@ -584,8 +586,9 @@ drm_shim_driver_init(void)
       .evict_window = debug_get_num_option("VRADEON_EVICT_WINDOW", 0),
       .move_budget_mbps = debug_get_num_option("VRADEON_MOVE_BUDGET_MBPS", 0),
       .move_budget_ms = debug_get_num_option("VRADEON_MOVE_BUDGET_MS", 200),
+      .cost_file = getenv("VRADEON_COST"),
    };
-   char err[256], meta[256];
+   char err[512], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");
 
    mtx_init(&vr.lock, mtx_plain);
@@ -612,7 +615,7 @@ drm_shim_driver_init(void)
    }
    vr.model = vramlab_kmodel_new(&c, err, sizeof(err));
    if (!vr.model)
-      vradeon_die("%s", err);
+      vradeon_die("%s%s", c.cost_file && *c.cost_file ? "VRADEON_COST: " : "", err);
    if (trace) {
       snprintf(meta, sizeof(meta),
                "source=vradeon (the kernel's view)\nvram_bytes=%llu\ngpu=radeon (PCI 1002:%04x)\n"

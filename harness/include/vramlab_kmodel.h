@@ -29,6 +29,10 @@ struct vramlab_kmodel_config {
    uint32_t evict_window;  /* radeon.evict_window: window eviction, candidates; 0 = off */
    uint32_t move_budget_mbps; /* radeon.move_budget_mbps: time-based move budget; 0 = off */
    uint32_t move_budget_ms;   /* radeon.move_budget_ms: its cap, 1..10000 (with a budget) */
+   /* A cost file (harness/docs/cost-file.md) for the transfer times and so the frame times;
+    * NULL or "": the built-in costs (those of harness/costs/default.json). A file that cannot
+    * be read or is invalid fails vramlab_kmodel_new() with "FILE: FIELD: what is wrong". */
+   const char *cost_file;
 };
 
 struct vramlab_kmodel_reloc {

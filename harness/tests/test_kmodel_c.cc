@@ -54,7 +54,7 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 					c.bo_score = key;
 					c.topdown_kib = topdown;
 					const KernelResult want = simulate_kernel(t, c);
-					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0};
+					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0, nullptr};
 					char err[128];
 					vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
 					ASSERT_NE(m, nullptr) << err;
@@ -78,15 +78,15 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 {
 	char err[128] = "";
-	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0};
+	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0, nullptr};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("4 KiB pages"), std::string::npos);
-	c = {1 << 20, 0, 1, 5000, 0, 0, 0};
+	c = {1 << 20, 0, 1, 5000, 0, 0, 0, nullptr};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
-	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000}}) {
+	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0, nullptr},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0, nullptr},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000, nullptr}}) {
 		err[0] = 0;
 		EXPECT_EQ(vramlab_kmodel_new(&bad, err, sizeof(err)), nullptr);
 		EXPECT_NE(std::string(err).find("evict_window must be"), std::string::npos) << err;
@@ -95,7 +95,7 @@ TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 
 TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -128,8 +128,8 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	const std::string path = testing::TempDir() + "kmodel_c_record.vrl";
 	// the series v2 (min-max + key) and the new mechanisms: window eviction and the move
 	// budget, whose clock is the submission's time: the recording keeps it
-	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0},
-	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5}}) {
+	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0, nullptr},
+	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5, nullptr}}) {
 	std::remove(path.c_str());
 	char err[256];
 	vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
@@ -168,7 +168,7 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	}
 	std::remove(path.c_str());
 	}
-	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0};
+	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0, nullptr};
 	char err[256];
 	vramlab_kmodel *m;
 	EXPECT_EQ(vramlab_kmodel_record(m = vramlab_kmodel_new(&cc, nullptr, 0), "/nonexistent/x.vrl",
@@ -197,7 +197,7 @@ TEST(KmodelC, FrameTimePercentilesAndStutter)
 
 TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -214,4 +214,74 @@ TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
 	EXPECT_DOUBLE_EQ(j["frame_times"]["max_ms"], (1000.0 + move_us) / 1000.0);
 	vramlab_kmodel_free(m);
 	std::remove(path.c_str());
+}
+
+namespace {
+// One pressured run through the C interface with the given cost file (nullptr: built in).
+nlohmann::json run_with_costs(const char *cost_file)
+{
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, cost_file};
+	char err[512] = "";
+	vramlab_kmodel *m = vramlab_kmodel_new(&c, err, sizeof(err));
+	EXPECT_NE(m, nullptr) << err;
+	if (!m)
+		return {};
+	vramlab_kmodel_create(m, 0, 768 << 10, 1);
+	vramlab_kmodel_create(m, 1, 512 << 10, 1);
+	const vramlab_kmodel_reloc r[] = {{0, 1, 0, 0, VRAMLAB_KMODEL_SCORE_NEUTRAL},
+	                                  {1, 1, 0, 0, VRAMLAB_KMODEL_SCORE_NEUTRAL}};
+	for (int f = 0; f < 4; f++) {
+		vramlab_kmodel_submit(m, r, 2, 0);
+		vramlab_kmodel_frame(m, 100.0);
+	}
+	const std::string path = testing::TempDir() + "kmodel_c_costs.json";
+	EXPECT_EQ(vramlab_kmodel_write_json(m, path.c_str(), err, sizeof(err)), 0) << err;
+	vramlab_kmodel_free(m);
+	std::ifstream f(path);
+	nlohmann::json j = nlohmann::json::parse(f);
+	std::remove(path.c_str());
+	return j;
+}
+} // namespace
+
+TEST(KmodelC, ACostFileSetsTheTransferAndFrameTimes)
+{
+	const nlohmann::json builtin = run_with_costs(nullptr);
+	const std::string def = VRAMLAB_SOURCE_DIR "/costs/default.json";
+	const nlohmann::json with_default = run_with_costs(def.c_str());
+	ASSERT_GT(builtin["transfer_ms"].get<double>(), 0);
+	EXPECT_EQ(builtin["transfer_ms"], with_default["transfer_ms"]); // to the bit
+	EXPECT_EQ(builtin["frame_times"], with_default["frame_times"]);
+	EXPECT_EQ(builtin["config"]["cost_file"], nullptr);
+	EXPECT_EQ(with_default["config"]["cost_file"], def);
+	EXPECT_EQ(with_default["costs"]["source"], "assumed");
+	EXPECT_EQ(run_with_costs("")["config"]["cost_file"], nullptr); // "" = built in
+	// a slower bus and dearer moves: every frame takes longer
+	const std::string slow = testing::TempDir() + "kmodel_c_slow.json";
+	std::ofstream(slow) << R"({"format": "vramlab-cost", "version": 1, "source": "measured",
+	                           "pcie_gbps": 2, "vram_gbps": 100, "move_latency_us": 80,
+	                           "gtt_reads_per_use": 3})";
+	const nlohmann::json slower = run_with_costs(slow.c_str());
+	EXPECT_GT(slower["transfer_ms"].get<double>(), 3 * builtin["transfer_ms"].get<double>());
+	EXPECT_GT(slower["frame_times"]["p50_ms"].get<double>(), builtin["frame_times"]["p50_ms"].get<double>());
+	EXPECT_EQ(slower["evictions"], builtin["evictions"]); // costs change no placement
+	EXPECT_EQ(slower["costs"]["pcie_gbps"], 2.0);
+	std::remove(slow.c_str());
+}
+
+TEST(KmodelC, ABadCostFileIsRefusedNamingTheField)
+{
+	const std::string bad = testing::TempDir() + "kmodel_c_bad.json";
+	std::ofstream(bad) << R"({"format": "vramlab-cost", "version": 1, "source": "measured",
+	                          "pcie_gbps": -8, "vram_gbps": 100, "move_latency_us": 80,
+	                          "gtt_reads_per_use": 3})";
+	char err[512] = "";
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, bad.c_str()};
+	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
+	EXPECT_EQ(std::string(err), bad + ": pcie_gbps: -8 is not positive (0.1..64 GB/s)");
+	const std::string missing = testing::TempDir() + "kmodel_c_missing.json";
+	c.cost_file = missing.c_str();
+	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
+	EXPECT_EQ(std::string(err), missing + ": cannot read the cost file");
+	std::remove(bad.c_str());
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "kmodel/cost_file.h"
 #include "kmodel/kernel_json.h"
 #include "kmodel/kernel_model.h"
 #include "trace/format.h"
@@ -18,12 +19,15 @@ using namespace vramlab;
 
 struct vramlab_kmodel {
 	KernelConfig config;
+	CostFile costs; // the config's transfer costs, and the file they came from
 	KernelModel model;
 	std::vector<CsReloc> relocs;   // reused per submission
 	std::vector<double> frame_cpu_us;
 	std::unique_ptr<TraceWriter> trace; // vramlab_kmodel_record()
 	std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
-	explicit vramlab_kmodel(const KernelConfig &c) : config(c), model(c) {}
+	vramlab_kmodel(const KernelConfig &c, CostFile cf) : config(c), costs(std::move(cf)), model(c)
+	{
+	}
 	~vramlab_kmodel()
 	{
 		if (trace) {
@@ -94,7 +98,11 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 	k.budget_cap_ms = c->move_budget_ms ? c->move_budget_ms : k.budget_cap_ms;
 	k.per_frame = true;
 	try {
-		return new vramlab_kmodel(k);
+		CostFile costs = builtin_costs();
+		if (c->cost_file && *c->cost_file)
+			costs = load_cost_file(c->cost_file);
+		costs.apply(k);
+		return new vramlab_kmodel(k, std::move(costs));
 	} catch (const std::exception &e) {
 		set_err(err, err_size, e.what());
 		return nullptr;
@@ -219,7 +227,10 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		               {"window", m->config.window},
 		               {"evict_window", m->config.scan ? m->config.scan_max : 0},
 		               {"move_budget_mbps", m->config.budget ? m->config.budget_mbps : 0},
-		               {"move_budget_ms", m->config.budget_cap_ms}};
+		               {"move_budget_ms", m->config.budget_cap_ms},
+		               {"cost_file", m->costs.builtin() ? nlohmann::json(nullptr)
+		                                                : nlohmann::json(m->costs.path)}};
+		j["costs"] = m->costs.json();
 		nlohmann::json frames = nlohmann::json::array();
 		std::vector<double> times;
 		for (size_t i = 0; i < r.frames && i < r.per_frame.size(); i++) {
