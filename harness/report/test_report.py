@@ -3,7 +3,8 @@
 """Tests of vramlab-report on realistic files (tests/data/report: a PTS result file written
 after PTS's result-file.xsd, a MangoHud-style frame-time CSV, a plain one, radeon_mm_stats
 before/after, two virtual-radeon runs) plus a kernel-model result, fragmentation timelines of
-both models and a training log made by the vramlab binary. The page is opened in headless Chromium: it must load without console
+both models, a training log made by the vramlab binary and a calibration (`vramlab-hw
+calibrate --from-raw` on synthetic measurements). The page is opened in headless Chromium: it must load without console
 errors and with every figure. Usage: test_report.py VRAMLAB SOURCE_DIR"""
 import json
 import os
@@ -57,8 +58,18 @@ class Report(unittest.TestCase):
         shutil.copytree(os.path.join(DATA, "frametimes"), ft)
         shutil.copy(os.path.join(SRC, "..", "traces", "live", "glsmoke-barts-6mib.vrl"),
                     os.path.join(ft, "xonotic-low-scoring.4242.vrl"))
+        # a calibration: vramlab-hw calibrate's cost file from synthetic raw measurements
+        sys.path.insert(0, os.path.join(SRC, "hw"))
+        import test_calibrate
+        raw = os.path.join(cls.tmp, "card.raw.jsonl")
+        with open(raw, "w") as f:
+            for rec in test_calibrate.synthetic()[0]:
+                f.write(json.dumps(rec) + "\n")
+        cls.calibration = os.path.join(cls.tmp, "card.json")
+        subprocess.run([PY, os.path.join(SRC, "hw", "vramlab-hw"), "calibrate", "--from-raw", raw,
+                        "--out", cls.calibration], check=True, capture_output=True)
         cls.out = os.path.join(cls.tmp, "out")
-        r = subprocess.run([PY, REPORT, "-o", cls.out, "--pts", os.path.join(DATA, "composite.xml"),
+        r = subprocess.run([PY, REPORT, "--calibration", cls.calibration, "-o", cls.out, "--pts", os.path.join(DATA, "composite.xml"),
                             "--frametimes", ft, "--vramlab", VRAMLAB,
                             "--counters", os.path.join(DATA, "counters"),
                             "--live", os.path.join(DATA, "live", "glsmoke-6-lru.json"),
@@ -190,6 +201,38 @@ class Report(unittest.TestCase):
                             os.path.join(self.tmp, "train.json")], capture_output=True, text=True)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(os.path.exists(os.path.join(out, "index.html")))
+
+    def test_calibration(self):
+        t = self.report["tables"]
+        costs = {r["cost"]: r for r in t["calibration"]}
+        self.assertAlmostEqual(costs["pcie_gbps"]["measured"], 6.0, places=2)
+        self.assertEqual(costs["pcie_gbps"]["built in"], 8.0)
+        self.assertAlmostEqual(costs["pcie_gbps"]["measured / built in"], 0.75, places=3)
+        self.assertAlmostEqual(costs["move_latency_us"]["measured"], 30.0, places=2)
+        self.assertAlmostEqual(costs["gtt_reads_per_use"]["measured"], (1.2 + 2.0 + 0.7) / 3,
+                               places=3)
+        self.assertEqual(costs["card"]["measured"], "AMD BARTS [1002:6738]")
+        self.assertEqual(len(t["calibration_reads"]), 3 * 6)  # kinds x sizes
+        tex = [r for r in t["calibration_reads"] if r["kind"] == "texture"]
+        self.assertAlmostEqual(tex[0]["kind's reads per use"], 2.0, places=3)
+        self.assertTrue(all(r["gtt_us"] > r["vram_us"] for r in tex))
+        self.assertEqual([r["buffer bytes"] for r in t["calibration_moves"]],
+                         [256 << 10, 4 << 20])
+        for r in t["calibration_moves"]:  # the fit goes through the synthetic points
+            self.assertAlmostEqual(r["fit ms"], r["extra ms"], places=3)
+        for f in ("calib-reads", "calib-moves"):
+            self.assertIn(f, self.report["figures"])
+        with open(os.path.join(self.out, "index.html")) as f:
+            page = f.read()
+        self.assertIn("Calibration: the measured cost file against the built-in costs", page)
+        self.assertLess(page.index("id='calibration_reads'"), page.index("calib-reads.png"))
+        # a cost file without measurements is not a calibration result
+        r = subprocess.run([PY, REPORT, "-o", os.path.join(self.tmp, "o4"), "--calibration",
+                            os.path.join(SRC, "costs", "default.json")],
+                           capture_output=True, text=True)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("default.json: a cost file without measurements: not a calibration result",
+                      r.stderr)
 
     def test_bad_input_names_file(self):
         bad = os.path.join(self.tmp, "bad.xml")
