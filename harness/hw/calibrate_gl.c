@@ -345,6 +345,16 @@ setup_gl(void)
    if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
       die("the %dx%d RGBA8 framebuffer is not complete", FB_W, FB_W);
    glGenTextures(1, &tbo_tex);
+   if (opt.reads && opt.kinds[KIND_TEXTURE]) {
+      GLint max_texels = 0;
+      glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &max_texels);
+      for (int s = 0; s < opt.nsizes; s++)
+         if (opt.sizes[s] / 16 > (uint64_t)max_texels)
+            die("--sizes: a buffer texture of %llu bytes has %llu texels, more than this "
+                "driver's GL_MAX_TEXTURE_BUFFER_SIZE %d; give smaller sizes",
+                (unsigned long long)opt.sizes[s], (unsigned long long)(opt.sizes[s] / 16),
+                max_texels);
+   }
    check_gl("setup");
 }
 

@@ -272,6 +272,11 @@ class Llvmpipe(unittest.TestCase):
             self.assertIn('"phase": "fit"', so)  # the fitting run, then the refusal
             self.assertNotIn('"phase": "over"', so)
 
+    def test_a_buffer_texture_beyond_the_driver_limit_is_refused(self):
+        rc, so, se = program("--sizes", "4G", "--kinds", "texture")
+        self.assertEqual(rc, 1)
+        self.assertIn("more than this driver's GL_MAX_TEXTURE_BUFFER_SIZE", se)
+
     def test_bad_arguments(self):
         for args, msg in ((["--sizes", "3K"], "--sizes: 3K is outside 4K..4G"),
                           (["--kinds", "pixels"], "unknown kind 'pixels'"),
