@@ -124,6 +124,10 @@ class Calibrate(unittest.TestCase):
                      "--kinds vertex,texture,rt"):
             self.assertIn(part, run)
         self.assertEqual(os.listdir(self.dir), ["sys"])  # nothing written, nothing built
+        rc, so2, se = hw("calibrate", "--dry-run", "--out", out, "--sysfs", sysfs,
+                         "--vram-mib", "128", env={"VRAMLAB_CACHE": cache})
+        self.assertEqual((rc, so2), (0, so), se)  # --dry-run after the subcommand too
+        self.assertEqual(os.listdir(self.dir), ["sys"])
 
     def test_refuses_without_radeon(self):
         rc, so, se = hw("--dry-run", "calibrate", "--sysfs", os.path.join(self.dir, "none"))
