@@ -248,6 +248,16 @@ TEST(BadInput, V23Codes)
 	                  .find("byte 14: cpu op of the buffer created 0 before the newest, but only 0 "
 	                        "were created"),
 	          std::string::npos);
+	// scores are differences from the previous one (0 before the first): -1 is no u32, nor
+	// 2^32 (zigzag 2^33)
+	auto scored = [&](const std::string &score) {
+		return v2(3, create0 + std::string("\x08\x00\x00\x01\x01\x00\x41\x00", 8) + score + end(2));
+	};
+	EXPECT_EQ(error_of(scored(uleb(14))), "");
+	EXPECT_NE(error_of(scored(uleb(1))).find("byte 16: score -1 out of range (0 and the difference -1)"),
+	          std::string::npos);
+	EXPECT_NE(error_of(scored(uleb(uint64_t(1) << 33))).find("byte 16: score difference code 8589934592 out of range"),
+	          std::string::npos);
 	// 2^53 pages is more bytes than 64 bits hold
 	EXPECT_NE(error_of(v2(3, "\x90" + uleb(uint64_t(1) << 55 | 2) + end(1)))
 	                  .find("byte 14: size of 9007199254740992 pages overflows 64 bits"),

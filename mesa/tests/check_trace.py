@@ -3,7 +3,9 @@
 """Check a vramlab v2 trace (harness/docs/trace-v2.md) written by Mesa's
 RADEON_BO_TRACE and print its record counts.  Independent of the harness,
 so the Mesa side can be tested on its own; `vramlab trace stats` is the
-reference reader.  Needs the zstd command.
+reference reader.  Reads the uncompressed files Mesa writes (v2.3) and
+zstd-compressed ones (older Mesa, `vramlab trace convert`), which need the
+zstd command.
 
 usage: check_trace.py TRACE [--frames N] [--min-frames N] [--min-scores N]
                             [--min-cs N] [--scores-every-cs] [--no-scores]
@@ -14,7 +16,7 @@ a score chunk was sent; --no-scores: none does; --min-high-prio N: at least
 N buffers used with high priority (v2.2: a relocation with prio bit 4, a
 depth/stencil or MSAA use; v2.0-2.1: created with high priority and used).
 --truncated: the trace must stop early (a killed program, a full disk):
-no END, perhaps a cut zstd frame or record; the counts are those up to its
+no END, perhaps a cut record or zstd frame; the counts are those up to its
 last complete FRAME record.  --maybe-truncated: either (a program that
 may or may not reach its exit handlers).  Otherwise a trace without END is
 an error.
@@ -43,10 +45,13 @@ def main():
     min_cs = int(args[args.index("--min-cs") + 1]) if "--min-cs" in args else 0
     min_high = int(args[args.index("--min-high-prio") + 1]) if "--min-high-prio" in args else 0
     truncated_ok = "--truncated" in args or "--maybe-truncated" in args
-    # A cut zstd frame decodes up to the cut, and zstd then fails.
-    data = subprocess.run(["zstd", "-dcq", path], check=not truncated_ok,
-                          stdout=subprocess.PIPE,
-                          stderr=subprocess.DEVNULL if truncated_ok else None).stdout
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == b"\x28\xb5\x2f\xfd":
+        # A cut zstd frame decodes up to the cut, and zstd then fails.
+        data = subprocess.run(["zstd", "-dcq", path], check=not truncated_ok,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL if truncated_ok else None).stdout
     pos = 0
 
     def uleb():
@@ -67,7 +72,7 @@ def main():
         fail(path, 0, "bad magic")
     version = int.from_bytes(data[8:10], "little")
     hdr_len = int.from_bytes(data[10:14], "little")
-    if version not in (2, 2 | 1 << 8, 2 | 2 << 8) or hdr_len > 1 << 20:
+    if version not in (2, 2 | 1 << 8, 2 | 2 << 8, 2 | 3 << 8) or hdr_len > 1 << 20:
         fail(path, 8, "version %d, header %d bytes" % (version, hdr_len))
     header = data[14:14 + hdr_len].decode()
     pos = 14 + hdr_len
@@ -80,6 +85,18 @@ def main():
     records = 0
     us = 0
     ended = False
+    v23 = version >> 8 >= 3
+    last_use = {}  # v2.3: a buffer's last relocation bytes
+    prev_score = 0  # v2.3: the last score written
+
+    def buffer_id(bits):
+        """v2.3: an id or a count back from the newest buffer (bit 0), above
+        `bits` low bits; returns (id, the bits between)."""
+        code = uleb()
+        if not v23:
+            return code, 0
+        v = code >> bits
+        return (creates - 1 - v if code & 1 else v), (code >> 1) & ((1 << (bits - 1)) - 1)
     try:
         while True:
             off = pos
@@ -87,10 +104,11 @@ def main():
                 raise Truncated()
             tag = data[pos]
             pos += 1
-            typ, dom = tag & 15, tag >> 4
+            no_dt = v23 and tag & 0x80
+            typ, dom = tag & 15, (tag & 0x7f if no_dt else tag) >> 4
             if typ not in NAMES or dom > 7:
                 fail(path, off, "corrupt tag 0x%02x" % tag)
-            us += uleb()
+            us += 0 if no_dt else uleb()
             if typ == 15:
                 count = uleb()
                 if count != records:
@@ -101,16 +119,21 @@ def main():
                 break
             records += 1
             counts[NAMES[typ]] = counts.get(NAMES[typ], 0) + 1
+            if typ == 0 and v23:
+                # v2.3: implicit id; size code bit 1 = pages, bit 0 = flags follow
+                bid, code = creates, uleb()
+                flags = uleb() if code & 1 else 0
             if typ == 0:
-                bid, size, flags = uleb(), uleb(), uleb()
+                if not v23:
+                    bid, size, flags = uleb(), uleb(), uleb()
                 if bid != creates or flags > 3:
                     fail(path, off, "create id %d (expected %d), flags %d" % (bid, creates, flags))
                 if flags & 1:
                     high.add(bid)
                 creates += 1
             elif typ in (1, 2, 3, 4, 6):
-                bid = uleb()
-                if bid >= creates or bid in dead:
+                bid = buffer_id(1)[0]
+                if bid < 0 or bid >= creates or bid in dead:
                     fail(path, off, "%s of id %d (%d creates, dead: %s)" %
                          (NAMES[typ], bid, creates, bid in dead))
                 if typ == 3:
@@ -128,20 +151,34 @@ def main():
                 else:
                     cs_unscored += 1
                 for _ in range(n):
-                    bid = uleb()
-                    if bid >= creates or bid in dead:
+                    bid, repeat = buffer_id(2)
+                    if bid < 0 or bid >= creates or bid in dead:
                         fail(path, off, "CS uses id %d (%d creates, dead: %s)" %
                              (bid, creates, bid in dead))
-                    doms, prio = data[pos], data[pos + 1]
-                    pos += 2
+                    if repeat:
+                        # v2.3: the buffer's last relocation again, no score
+                        if bid not in last_use:
+                            fail(path, off, "CS repeats the last use of id %d, which has none"
+                                 % bid)
+                        doms, prio = last_use[bid]
+                    else:
+                        doms, prio = data[pos], data[pos + 1]
+                        pos += 2
+                        last_use[bid] = (doms & ~0x40, prio)
                     # v2.2: prio bit 4 = a high-priority use (depth/stencil, MSAA).
                     if bid in high or (version >> 8 >= 2 and prio & 0x10):
                         high_used.add(bid)
                     if (doms & 0x80 or prio > (31 if version >> 8 >= 2 else 15)
                             or (doms & 0x40 and not flags & 1)):
                         fail(path, off, "CS relocation domains 0x%x prio %d" % (doms, prio))
-                    if doms & 0x40 and uleb() > 0xffffffff:
-                        fail(path, off, "score above 2^32-1")
+                    if doms & 0x40:
+                        score = uleb()
+                        if v23:
+                            # v2.3: zigzag difference from the previous score written
+                            score = prev_score + (-(score >> 1) - 1 if score & 1 else score >> 1)
+                            prev_score = score
+                        if not 0 <= score <= 0xffffffff:
+                            fail(path, off, "score %d out of range" % score)
     except (Truncated, IndexError):
         if not truncated_ok:
             fail(path, pos, "truncated (no END)")

@@ -324,7 +324,21 @@ private:
 			if (dom & kRelocScoreBit) {
 				if (!e.cs_scores)
 					src_->fail_at(off, "a score in a CS record without a score chunk");
-				const uint64_t sc = uleb(off);
+				uint64_t sc = uleb(off);
+				if (minor_ >= 3) {
+					// 2.3: the difference from the previous score written, zigzag
+					if (sc > (uint64_t(UINT32_MAX) << 1 | 1))
+						src_->fail_at(off, "score difference code " + std::to_string(sc) +
+						                       " out of range");
+					const int64_t d = sc & 1 ? -int64_t(sc >> 1) - 1 : int64_t(sc >> 1);
+					const int64_t v = int64_t(prev_score_) + d;
+					if (v < 0 || v > int64_t(UINT32_MAX))
+						src_->fail_at(off, "score " + std::to_string(v) + " out of range (" +
+						                       std::to_string(prev_score_) + " and the difference " +
+						                       std::to_string(d) + ")");
+					sc = uint64_t(v);
+					prev_score_ = static_cast<uint32_t>(v);
+				}
 				if (sc > UINT32_MAX)
 					src_->fail_at(off, "score " + std::to_string(sc) + " exceeds 2^32-1");
 				last_score_[r.id] = static_cast<uint32_t>(sc);
@@ -382,6 +396,7 @@ private:
 	std::vector<bool> created_; // per id: destroyed yet?
 	std::vector<uint32_t> last_score_; // per id: the last score sent (CS records)
 	std::vector<uint16_t> last_use_;   // per id, 2.3: its last relocation's bytes (kNoUse)
+	uint32_t prev_score_ = 0;          // 2.3: the last score written in a relocation
 	std::vector<Pending> pending_;     // read, not yet handed out (up to a FRAME)
 	std::vector<CsReloc> pool_;        // their CS records' relocations
 	size_t at_ = 0;                    // next of pending_ to hand out
@@ -510,7 +525,13 @@ private:
 					last_use_[r.id] = use;
 			}
 			if (changed) {
-				uleb(r.score);
+				if (minor_ >= 3) {
+					const int64_t d = int64_t(r.score) - int64_t(prev_score_);
+					uleb(d < 0 ? uint64_t(-d - 1) << 1 | 1 : uint64_t(d) << 1);
+					prev_score_ = r.score;
+				} else {
+					uleb(r.score);
+				}
 				last_score_[r.id] = r.score;
 			}
 		}
@@ -541,6 +562,7 @@ private:
 	ByteSink sink_;
 	std::vector<uint32_t> last_score_;
 	std::vector<uint16_t> last_use_; // 2.3: per buffer, its last relocation's bytes
+	uint32_t prev_score_ = 0;        // 2.3: the last score written in a relocation
 	uint64_t last_us_ = 0, records_ = 0;
 	uint32_t creates_ = 0;
 	uint8_t minor_;
