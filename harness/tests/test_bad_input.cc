@@ -259,7 +259,7 @@ TEST(BadInput, V23Codes)
 	EXPECT_NE(error_of(scored(uleb(uint64_t(1) << 33))).find("byte 16: score difference code 8589934592 out of range"),
 	          std::string::npos);
 	// 2^53 pages is more bytes than 64 bits hold
-	EXPECT_NE(error_of(v2(3, "\x90" + uleb(uint64_t(1) << 55 | 2) + end(1)))
+	EXPECT_NE(error_of(v2(3, std::string(1, char(0x90)) + uleb(uint64_t(1) << 55 | 2) + end(1)))
 	                  .find("byte 14: size of 9007199254740992 pages overflows 64 bits"),
 	          std::string::npos);
 	// flags follow when the size code says so, and are checked as before
