@@ -542,7 +542,10 @@ TEST(Formats, V23CodesItsEdgesExactly)
 	                           {3, DomainVram, 0, 3, true, 10},
 	                           {4, DomainVram, 0, 0, false, kScoreNeutral}};
 	std::vector<CsReloc> r2 = {{4, DomainVram, 0, 0, false, 11}, {5, DomainGtt, 0, 0, false, 11}};
-	for (auto *r : {&r1, &r2, &r1}) {
+	// buffer 0's score falls (a negative difference), the others as in r1
+	std::vector<CsReloc> r3 = r1;
+	r3[1].score = 3;
+	for (auto *r : {&r1, &r2, &r1, &r3}) {
 		Event &cs = add(EventType::Cs, 0, 200);
 		cs.cs_scores = true;
 		cs.nrelocs = uint32_t(r->size());
@@ -567,8 +570,19 @@ TEST(Formats, V23CodesItsEdgesExactly)
 	EXPECT_EQ(b.relocs[12][1].id, 5u);
 	EXPECT_EQ(b.relocs[13][3].score, kScoreNeutral);
 	EXPECT_EQ(b.relocs[13][1].write_domain, DomainGtt);
+	EXPECT_EQ(b.relocs[14][1].score, 3u);
+	EXPECT_EQ(b.relocs[14][0].score, 9u);
 	EXPECT_LT(raw_size(p23), raw_size(p22));
 
+	// Sizes of 2^62 bytes and more fit 2.3 only in whole pages.
+	try {
+		Event big = test::create_event(0, (uint64_t(1) << 62) + 1);
+		test::write_v2(p23, {big}, 3);
+		ADD_FAILURE() << "a 2.3 writer took a size of 2^62 + 1 bytes";
+	} catch (const TraceError &e) {
+		EXPECT_NE(std::string(e.what()).find("is too large for version 2.3"), std::string::npos)
+		    << e.what();
+	}
 	// 2.3 cannot name a buffer that does not exist yet: the writer says so.
 	try {
 		test::write_v2(p23, {add(EventType::Destroy, 0, 0)}, 3);

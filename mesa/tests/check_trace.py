@@ -10,6 +10,7 @@ zstd command.
 usage: check_trace.py TRACE [--frames N] [--min-frames N] [--min-scores N]
                             [--min-cs N] [--scores-every-cs] [--no-scores]
                             [--min-high-prio N] [--truncated | --maybe-truncated]
+                            [--same-records-as OTHER]
 
 --frames N: exactly N FRAME records; --scores-every-cs: every CS record says
 a score chunk was sent; --no-scores: none does; --min-high-prio N: at least
@@ -19,7 +20,9 @@ depth/stencil or MSAA use; v2.0-2.1: created with high priority and used).
 no END, perhaps a cut record or zstd frame; the counts are those up to its
 last complete FRAME record.  --maybe-truncated: either (a program that
 may or may not reach its exit handlers).  Otherwise a trace without END is
-an error.
+an error.  --same-records-as OTHER: OTHER (raw or zstd) holds the same
+version and byte for byte the same records (the headers may differ): the
+harness's writer, fed TRACE's events, codes them as Mesa did.
 """
 import subprocess
 import sys
@@ -36,6 +39,23 @@ class Truncated(Exception):
     pass
 
 
+def load(path, truncated_ok):
+    """The trace's bytes: as they are, or decompressed when zstd made them."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == b"\x28\xb5\x2f\xfd":
+        # A cut zstd frame decodes up to the cut, and zstd then fails.
+        data = subprocess.run(["zstd", "-dcq", path], check=not truncated_ok,
+                              stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL if truncated_ok else None).stdout
+    return data
+
+
+def records_of(data):
+    """What follows the magic, the version and the header."""
+    return data[14 + int.from_bytes(data[10:14], "little"):]
+
+
 def main():
     args = sys.argv[1:]
     path = args[0]
@@ -45,13 +65,15 @@ def main():
     min_cs = int(args[args.index("--min-cs") + 1]) if "--min-cs" in args else 0
     min_high = int(args[args.index("--min-high-prio") + 1]) if "--min-high-prio" in args else 0
     truncated_ok = "--truncated" in args or "--maybe-truncated" in args
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:4] == b"\x28\xb5\x2f\xfd":
-        # A cut zstd frame decodes up to the cut, and zstd then fails.
-        data = subprocess.run(["zstd", "-dcq", path], check=not truncated_ok,
-                              stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL if truncated_ok else None).stdout
+    data = load(path, truncated_ok)
+    if "--same-records-as" in args:
+        other_path = args[args.index("--same-records-as") + 1]
+        other = load(other_path, False)
+        if data[8:10] != other[8:10] or records_of(data) != records_of(other):
+            a, b = records_of(data), records_of(other)
+            at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
+            fail(path, at, "records differ from %s's (versions %s and %s, %d and %d bytes)"
+                 % (other_path, data[8:10].hex(), other[8:10].hex(), len(a), len(b)))
     pos = 0
 
     def uleb():

@@ -455,6 +455,10 @@ public:
 			creates_++;
 			if (minor_ >= 3) {
 				const bool pages = e.size && e.size % kPage == 0;
+				if (!pages && e.size >> 62)
+					throw TraceError("v2 writer: buffer " + std::to_string(e.id) + " of " +
+					                 std::to_string(e.size) +
+					                 " bytes, not whole pages, is too large for version 2.3");
 				uleb((pages ? e.size / kPage : e.size) << 2 | (pages ? kSizeCodePages : 0) |
 				     (flags ? kSizeCodeFlags : 0));
 				if (flags)
@@ -483,8 +487,13 @@ public:
 	{
 		if (!closed_) {
 			closed_ = true;
-			sink_.put(kV2End);
-			uleb(0);
+			// END's time means nothing to a reader: 0, which 2.3 leaves out (as Mesa does)
+			if (minor_ >= 3) {
+				sink_.put(kV2End | kTagNoDt);
+			} else {
+				sink_.put(kV2End);
+				uleb(0);
+			}
 			uleb(records_);
 		}
 		sink_.close();
