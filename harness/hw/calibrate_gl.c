@@ -18,24 +18,34 @@
  *   rt       transform feedback writing a vec4 per 16 bytes into the buffer (the one GPU
  *            write into a buffer whose domain GL picks; renderbuffers are always in VRAM)
  * Each figure is the median, over --reps queries, of GL_TIME_ELAPSED over a batch of uses,
- * divided by the batch.
+ * divided by the batch (the mean of the two middle queries at an even --reps). The VRAM and
+ * the GTT buffer of a size are timed in alternation (VRAM, GTT, GTT, VRAM, ...), so that a
+ * change of GPU clocks during the series hits both alike. With --mm-stats, radeon_mm_stats is
+ * read before and after each such pair of series: if any buffer moved meanwhile (the vram
+ * row's evictions or moves, the gtt row's evictions), the buffers were not where their usage
+ * put them during the timing, and the program refuses.
  *
  * Moves (--moves): buffers used every frame, more of them than radeon.vramlimit holds, so
  * that the kernel moves them between VRAM and GTT; the series' debugfs counters
  * (radeon_mm_stats, --mm-stats FILE) before and after, and the frames' GPU time (GL_TIMESTAMP
  * queries) against the same frames with buffers that fit. vramlab-hw fits bytes/PCIe +
- * moves x latency to the extra time over the buffer sizes.
+ * moves x latency to the extra time over the buffer sizes. A fitting run that moved a buffer
+ * is refused (its time is no baseline). Each use is a draw and a glFlush(), and the GL_TIMESTAMP
+ * span includes whatever time the GPU waited for the CPU between submissions: the fitted
+ * figure is an effective move throughput, not the PCIe link's rate.
  *
  * Output: JSON lines on stdout ("record": "context", "read", "move", "done").
  * It refuses to print a timing it cannot trust, with a message on stderr and exit status 1:
  * no GL_ARB_timer_query, GL_QUERY_COUNTER_BITS of 0, a timer query that returns 0 (what a
  * driver that never runs the GPU work, like the virtual radeon, returns), a result not
- * available after glFinish, a GL error, or move counters that are unreadable or did not move.
- * Usage errors: exit status 2.
+ * available after glFinish, GL_TIMESTAMP results that do not advance, a GL error, move
+ * counters that are unreadable, did not move in an over-committed run or moved in a fitting
+ * run, or buffers that moved while their reads were timed. Usage errors (every argument is
+ * checked before any GL work): exit status 2.
  *
  * Usage: calibrate_gl [--sizes 64K,1M,16M] [--kinds vertex,texture,rt] [--reps 5]
  *                     [--no-reads]
- *                     [--moves --mm-stats FILE --vram-mib N [--move-sizes 256K,4M]
+ *                     [--moves --mm-stats FILE --vram-mib N [--move-sizes 256K,1M,4M]
  *                      [--frames 20] [--over 2]]
  *                     [--test-timer-ns N] [--test-counter-bits N]   (tests only)
  */
@@ -81,8 +91,8 @@ static struct {
    .kinds = { 1, 1, 1 },
    .reps = 5,
    .reads = 1,
-   .move_sizes = { 256 << 10, 4 << 20 },
-   .nmove_sizes = 2,
+   .move_sizes = { 256 << 10, 1 << 20, 4 << 20 },
+   .nmove_sizes = 3,
    .frames = 20,
    .over = 2.0,
    .test_timer_ns = -1,
@@ -240,7 +250,7 @@ check_timer_support(void)
    json_str((const char *)glGetString(GL_VERSION));
    printf(", \"time_elapsed_bits\": %d, \"timestamp_bits\": %d}\n", bits_elapsed, bits_stamp);
    fflush(stdout);
-   if (bits_elapsed == 0)
+   if (opt.reads && bits_elapsed == 0)
       die("GL_QUERY_COUNTER_BITS of GL_TIME_ELAPSED is 0: the driver has no GPU timer");
    if (opt.moves && bits_stamp == 0)
       die("GL_QUERY_COUNTER_BITS of GL_TIMESTAMP is 0: the driver has no GPU clock");
@@ -423,6 +433,14 @@ cmp_u64(const void *a, const void *b)
    return x < y ? -1 : x > y;
 }
 
+/* The median of n values (sorts them): the mean of the two middle ones when n is even. */
+static double
+median_u64(uint64_t *v, int n)
+{
+   qsort(v, n, sizeof(v[0]), cmp_u64);
+   return n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2;
+}
+
 /* ---- radeon_mm_stats (the series' debugfs file) ---- */
 
 struct mm_stats {
@@ -477,16 +495,40 @@ now_ns(void)
 
 /* ---- the measurements ---- */
 
-static void
-measure_reads(void)
+/* Did any buffer move between two readings of radeon_mm_stats? The vram row's evictions,
+ * moves in and moves out, and the gtt row's evictions (to system memory). */
+static int
+buffers_moved(const struct mm_stats *before, const struct mm_stats *after)
 {
-   GLuint q[64];
-   uint64_t ns[64];
-   static const GLenum usages[2] = { GL_STATIC_DRAW, GL_STREAM_DRAW };
+   return after->vram[0] != before->vram[0] || after->vram[2] != before->vram[2] ||
+          after->vram[4] != before->vram[4] || after->gtt[0] != before->gtt[0];
+}
+
+static void
+print_read(enum kind k, int d, uint64_t size, uint64_t batch, uint64_t *ns)
+{
    static const char *const domains[2] = { "vram", "gtt" };
    static const char *const usage_names[2] = { "GL_STATIC_DRAW", "GL_STREAM_DRAW" };
 
-   glGenQueries(opt.reps, q);
+   printf("{\"record\": \"read\", \"kind\": \"%s\", \"domain\": \"%s\", "
+          "\"usage\": \"%s\", \"bytes\": %llu, \"uses_per_query\": %llu, "
+          "\"placement_checked\": %s, \"query_ns\": [", kind_names[k], domains[d],
+          usage_names[d], (unsigned long long)size, (unsigned long long)batch,
+          opt.mm_stats ? "true" : "false");
+   for (int r = 0; r < opt.reps; r++)
+      printf("%s%llu", r ? ", " : "", (unsigned long long)ns[r]);
+   printf("], \"ns_per_use\": %.1f}\n", median_u64(ns, opt.reps) / batch);
+}
+
+static void
+measure_reads(void)
+{
+   GLuint q[2][64];
+   uint64_t ns[2][64];
+   static const GLenum usages[2] = { GL_STATIC_DRAW, GL_STREAM_DRAW };
+
+   glGenQueries(opt.reps, q[0]);
+   glGenQueries(opt.reps, q[1]);
    for (int k = 0; k < NUM_KINDS; k++) {
       if (!opt.kinds[k])
          continue;
@@ -496,38 +538,53 @@ measure_reads(void)
           * resolution: 16 MiB of uses per query, 1 to 64 uses. */
          uint64_t batch = (16ull << 20) / size;
          batch = batch < 1 ? 1 : batch > 64 ? 64 : batch;
-         for (int d = 0; d < 2; d++) {
-            char what[96];
-            GLuint buf = new_buffer(size, usages[d]);
+         char what[96];
+         GLuint buf[2];
+         struct mm_stats before, after;
 
-            snprintf(what, sizeof(what), "%s read of %llu bytes in %s", kind_names[k],
-                     (unsigned long long)size, domains[d]);
-            use_buffer(k, buf, size); /* first use: placement, validation */
-            glFinish();
-            for (int r = 0; r < opt.reps; r++) {
-               glBeginQuery(GL_TIME_ELAPSED, q[r]);
+         snprintf(what, sizeof(what), "%s reads of %llu bytes in vram and gtt", kind_names[k],
+                  (unsigned long long)size);
+         for (int d = 0; d < 2; d++) {
+            buf[d] = new_buffer(size, usages[d]);
+            use_buffer(k, buf[d], size); /* first use: placement, validation */
+         }
+         glFinish();
+         if (opt.mm_stats)
+            read_mm_stats(&before, what);
+         /* VRAM then GTT, GTT then VRAM, ...: neither domain always goes first. */
+         for (int r = 0; r < opt.reps; r++)
+            for (int i = 0; i < 2; i++) {
+               int d = (r + i) % 2;
+               glBeginQuery(GL_TIME_ELAPSED, q[d][r]);
                for (uint64_t b = 0; b < batch; b++)
-                  use_buffer(k, buf, size);
+                  use_buffer(k, buf[d], size);
                glEndQuery(GL_TIME_ELAPSED);
             }
-            glFinish();
-            check_gl(what);
-            for (int r = 0; r < opt.reps; r++)
-               ns[r] = query_result(q[r], what);
-            printf("{\"record\": \"read\", \"kind\": \"%s\", \"domain\": \"%s\", "
-                   "\"usage\": \"%s\", \"bytes\": %llu, \"uses_per_query\": %llu, "
-                   "\"query_ns\": [", kind_names[k], domains[d], usage_names[d],
-                   (unsigned long long)size, (unsigned long long)batch);
-            for (int r = 0; r < opt.reps; r++)
-               printf("%s%llu", r ? ", " : "", (unsigned long long)ns[r]);
-            qsort(ns, opt.reps, sizeof(ns[0]), cmp_u64);
-            printf("], \"ns_per_use\": %.1f}\n", (double)ns[opt.reps / 2] / batch);
-            fflush(stdout);
-            glDeleteBuffers(1, &buf);
+         glFinish();
+         check_gl(what);
+         if (opt.mm_stats) {
+            read_mm_stats(&after, what);
+            if (buffers_moved(&before, &after))
+               die("%s: buffers moved while their reads were timed (%s: vram evictions %llu, "
+                   "moves in %llu, moves out %llu, gtt evictions %llu): the buffers were not "
+                   "where their usage put them; refusing to report these reads (VRAM too full? "
+                   "give smaller --sizes or boot with a larger radeon.vramlimit)", what,
+                   opt.mm_stats, (unsigned long long)(after.vram[0] - before.vram[0]),
+                   (unsigned long long)(after.vram[2] - before.vram[2]),
+                   (unsigned long long)(after.vram[4] - before.vram[4]),
+                   (unsigned long long)(after.gtt[0] - before.gtt[0]));
          }
+         for (int d = 0; d < 2; d++)
+            for (int r = 0; r < opt.reps; r++)
+               ns[d][r] = query_result(q[d][r], what);
+         for (int d = 0; d < 2; d++)
+            print_read(k, d, size, batch, ns[d]);
+         fflush(stdout);
+         glDeleteBuffers(2, buf);
       }
    }
-   glDeleteQueries(opt.reps, q);
+   glDeleteQueries(opt.reps, q[0]);
+   glDeleteQueries(opt.reps, q[1]);
 }
 
 /* `count` buffers of `size` bytes in VRAM (GL_STATIC_DRAW), each used once a frame (a
@@ -574,13 +631,20 @@ move_run(uint64_t size, uint64_t count, const char *phase)
       die("%s: the move counters of %s did not move (%d frames using %.1fx radeon.vramlimit): "
           "is the kernel booted with radeon.vramlimit=%llu? Refusing to report a move cost",
           what, opt.mm_stats, opt.frames, opt.over, (unsigned long long)opt.vram_mib);
+   if (!strcmp(phase, "fit") && (moves || after.vram[0] != before.vram[0]))
+      die("%s: the fitting run moved buffers (%llu moves, %llu VRAM evictions in %s) with "
+          "only 0.4x radeon.vramlimit=%llu in use: it is no baseline (something else holds "
+          "VRAM?); refusing to report a move cost", what, (unsigned long long)moves,
+          (unsigned long long)(after.vram[0] - before.vram[0]), opt.mm_stats,
+          (unsigned long long)opt.vram_mib);
    printf("{\"record\": \"move\", \"phase\": \"%s\", \"buffer_bytes\": %llu, \"buffers\": %llu, "
           "\"frames\": %d, \"uses\": %llu, \"gpu_ns\": %llu, \"cpu_ns\": %.0f, "
           "\"moves\": %llu, \"bytes_moved\": %llu, \"evictions\": %llu, "
-          "\"threshold_kept\": %llu}\n", phase, (unsigned long long)size,
+          "\"gtt_evictions\": %llu, \"threshold_kept\": %llu}\n", phase, (unsigned long long)size,
           (unsigned long long)count, opt.frames, (unsigned long long)count * opt.frames,
           (unsigned long long)(end - start), t1 - t0, (unsigned long long)moves,
           (unsigned long long)bytes, (unsigned long long)(after.vram[0] - before.vram[0]),
+          (unsigned long long)(after.gtt[0] - before.gtt[0]),
           (unsigned long long)(after.threshold_kept - before.threshold_kept));
    fflush(stdout);
    glDeleteQueries(2, q);
@@ -589,20 +653,25 @@ move_run(uint64_t size, uint64_t count, const char *phase)
    free(bufs);
 }
 
+/* The move runs' buffer counts: checked for every size before any GL work. */
+static void
+move_counts(uint64_t size, uint64_t *fit, uint64_t *over)
+{
+   uint64_t vram = opt.vram_mib << 20;
+
+   *fit = (uint64_t)(0.4 * vram) / size;
+   *over = (uint64_t)(opt.over * vram) / size;
+   if (*fit < 1 || *over < 2)
+      usage("--move-sizes: %llu bytes is too large for %llu MiB of VRAM",
+            (unsigned long long)size, (unsigned long long)opt.vram_mib);
+}
+
 static void
 measure_moves(void)
 {
-   struct mm_stats probe;
-
-   read_mm_stats(&probe, "before the move runs"); /* unavailable: refuse before any work */
-   if (!opt.vram_mib)
-      usage("--moves needs --vram-mib N (radeon.vramlimit of the booted kernel)");
    for (int s = 0; s < opt.nmove_sizes; s++) {
-      uint64_t size = opt.move_sizes[s], vram = opt.vram_mib << 20;
-      uint64_t fit = (uint64_t)(0.4 * vram) / size, over = (uint64_t)(opt.over * vram) / size;
-      if (fit < 1 || over < 2)
-         usage("--move-sizes: %llu bytes is too large for %llu MiB of VRAM",
-               (unsigned long long)size, (unsigned long long)opt.vram_mib);
+      uint64_t size = opt.move_sizes[s], fit, over;
+      move_counts(size, &fit, &over);
       move_run(size, fit, "fit");
       move_run(size, over, "over");
    }
@@ -700,6 +769,18 @@ main(int argc, char **argv)
    }
    if (!opt.reads && !opt.moves)
       usage("--no-reads without --moves: nothing to measure");
+   if (opt.moves) { /* every argument, and the counters, before any GL work */
+      uint64_t fit, over;
+      struct mm_stats probe;
+      if (!opt.vram_mib)
+         usage("--moves needs --vram-mib N (radeon.vramlimit of the booted kernel)");
+      for (int s = 0; s < opt.nmove_sizes; s++)
+         move_counts(opt.move_sizes[s], &fit, &over);
+      read_mm_stats(&probe, "before any GL work");
+   } else if (opt.mm_stats) {
+      struct mm_stats probe;
+      read_mm_stats(&probe, "before any GL work");
+   }
    open_context();
    check_timer_support();
    setup_gl();

@@ -257,11 +257,11 @@ class Llvmpipe(unittest.TestCase):
         self.assertNotIn('"record": "read"', so)
 
     def test_moves_without_counters_are_refused(self):
-        rc, so, se = program("--no-reads", "--moves", "--vram-mib", "8")
+        rc, so, se = program("--no-reads", "--moves", "--vram-mib", "16")
         self.assertEqual(rc, 1)
         self.assertIn("move counters unavailable: no radeon_mm_stats file given", se)
         missing = os.path.join(tempfile.gettempdir(), "vramlab-no-such-radeon_mm_stats")
-        rc, so, se = program("--no-reads", "--moves", "--vram-mib", "8", "--mm-stats", missing)
+        rc, so, se = program("--no-reads", "--moves", "--vram-mib", "16", "--mm-stats", missing)
         self.assertEqual(rc, 1)
         self.assertIn(f"move counters unavailable: {missing}: No such file", se)
         with tempfile.NamedTemporaryFile("w", suffix=".stats") as f:
