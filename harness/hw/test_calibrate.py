@@ -5,20 +5,41 @@
 the harness's own parser), the refusals of what cannot be trusted, and calibrate_gl itself on
 llvmpipe (Debian's Mesa), where timer queries work but there is no GTT, VRAM or radeon_mm_stats.
 
-Usage: test_calibrate.py [CALIBRATE_GL VRAMLAB REPO]   (without them: the tests that need
-neither the program nor the harness binary)"""
+Usage: test_calibrate.py [CALIBRATE_GL VRAMLAB REPO] [unittest options]
+  (or CALIBRATE_GL, VRAMLAB, REPO in the environment; without CALIBRATE_GL: the tests that do
+  not need the program; without VRAMLAB and REPO: no load by `vramlab sim`)"""
+import importlib.machinery
+import importlib.util
 import json
 import os
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HW = os.path.join(HERE, "vramlab-hw")
-PROGRAM = VRAMLAB = REPO = None
+if __name__ == "__main__" and len(sys.argv) >= 4 and not sys.argv[1].startswith("-"):
+    os.environ.update(zip(("CALIBRATE_GL", "VRAMLAB", "REPO"), sys.argv[1:4]))
+    del sys.argv[1:4]
+PROGRAM = os.environ.get("CALIBRATE_GL")
+VRAMLAB = os.environ.get("VRAMLAB")
+REPO = os.environ.get("REPO")
 LLVMPIPE = {"LIBGL_ALWAYS_SOFTWARE": "1", "GALLIUM_DRIVER": "llvmpipe",
             "EGL_PLATFORM": "surfaceless"}
+
+
+def load_hw():
+    """vramlab-hw as a module, for the calls no command line can make exactly."""
+    loader = importlib.machinery.SourceFileLoader("vramlab_hw", HW)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("vramlab_hw", loader))
+    loader.exec_module(module)
+    return module
+
+
+HW_MODULE = load_hw()
 
 
 def hw(*args, env=None):
@@ -40,7 +61,9 @@ def fake_sysfs(root):
     os.makedirs(os.path.join(root, "drivers", "radeon"))
     os.symlink(os.path.join(root, "drivers", "radeon"), os.path.join(dev, "driver"))
     for name, text in (("vendor", "0x1002"), ("device", "0x6738"),
-                       ("current_link_speed", "5.0 GT/s PCIe"), ("current_link_width", "16")):
+                       ("current_link_speed", "5.0 GT/s PCIe"), ("current_link_width", "16"),
+                       ("power_dpm_force_performance_level", "auto"),
+                       ("power_dpm_state", "balanced"), ("power_method", "dpm")):
         with open(os.path.join(dev, name), "w") as f:
             f.write(text + "\n")
     return os.path.join(root, "drm")
@@ -50,20 +73,24 @@ def fake_sysfs(root):
 # 500 ns; GTT reads costing RATIO[kind] reads at PCIe instead of VRAM speed; moves at PCIE GB/s
 # and LATENCY_US each, on top of 1000 ns a use.
 PCIE, LATENCY_US = 6.0, 30.0
-RATIO = {"vertex": 1.2, "texture": 2.0, "rt": 0.7}
+RATIO = {"vertex": 1.2, "texture": 2.0, "rt": 0.9}
 SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 32 << 20]
+MOVE_RUNS = ((256 << 10, 1024, 30000), (1 << 20, 256, 7600), (4 << 20, 64, 1900))
 
 
 def synthetic(zero_read=False, unmoved=False, renderer="AMD BARTS (DRM 2.51.0 / 6.12.0-vramlab)",
-              latency_us=LATENCY_US):
+              latency_us=LATENCY_US, ratio=None):
+    ratio_of = dict(RATIO, **(ratio or {}))
     vram = max(s / (500 + s / 20) for s in SIZES)
     gap = 1 / PCIE - 1 / vram
     recs = [{"record": "box", "card": "card0", "pci_id": "1002:6738", "kernel": "6.12.0-vramlab",
-             "pcie_link": "5.0 GT/s PCIe x16", "vram_mib": 128},
+             "pcie_link": "5.0 GT/s PCIe x16", "vram_mib": 128,
+             "dpm": {"power_dpm_force_performance_level": "auto", "power_dpm_state": "balanced"},
+             "radeon_params": {"vramlimit": "128", "move_budget_mbps": "0", "bo_score": "1"}},
             {"record": "context", "renderer": renderer, "vendor": "X.Org",
              "gl_version": "4.5 (Core Profile) Mesa 22.3.6", "time_elapsed_bits": 64,
              "timestamp_bits": 64}]
-    for kind, ratio in RATIO.items():
+    for kind, ratio in ratio_of.items():
         for s in SIZES:
             tv = 500 + s / 20
             for domain, t in (("vram", tv), ("gtt", tv + ratio * s * gap)):
@@ -72,19 +99,20 @@ def synthetic(zero_read=False, unmoved=False, renderer="AMD BARTS (DRM 2.51.0 / 
                              "usage": "GL_STATIC_DRAW" if domain == "vram" else "GL_STREAM_DRAW",
                              "bytes": s, "uses_per_query": 1, "query_ns": q,
                              "ns_per_use": float(q[1])})
-    for size, buffers, moves in ((256 << 10, 1024, 30000), (4 << 20, 64, 1900)):
+    for size, buffers, moves in MOVE_RUNS:
         uses = buffers * 20
         recs.append({"record": "move", "phase": "fit", "buffer_bytes": size,
                      "buffers": buffers // 5, "frames": 20, "uses": uses // 5,
-                     "gpu_ns": uses // 5 * 1000, "cpu_ns": uses // 5 * 1100, "moves": 0,
-                     "bytes_moved": 0, "evictions": 0, "threshold_kept": 0})
+                     "gpu_ns": uses // 5 * 1000, "cpu_ns": uses // 5 * 1500, "moves": 0,
+                     "bytes_moved": 0, "evictions": 0, "gtt_evictions": 0,
+                     "threshold_kept": 0})
         m = 0 if unmoved else moves
         extra = m * size / PCIE + m * latency_us * 1000
         recs.append({"record": "move", "phase": "over", "buffer_bytes": size,
                      "buffers": buffers, "frames": 20, "uses": uses,
-                     "gpu_ns": round(uses * 1000 + extra), "cpu_ns": uses * 1100 + extra,
+                     "gpu_ns": round(uses * 1000 + extra), "cpu_ns": 1.5 * (uses * 1000 + extra),
                      "moves": m, "bytes_moved": m * size, "evictions": m // 2,
-                     "threshold_kept": 0})
+                     "gtt_evictions": 0, "threshold_kept": 0})
     recs.append({"record": "done"})
     return recs, vram
 
@@ -120,7 +148,7 @@ class Calibrate(unittest.TestCase):
         self.assertEqual(pos, sorted(pos), cmds)
         run = next(c for c in cmds if "--moves" in c)
         for part in ("--mm-stats /sys/kernel/debug/dri/0/radeon_mm_stats", "--vram-mib 128",
-                     "--move-sizes 256K,4M", "--sizes 64K,256K,1M,4M,16M,32M",
+                     "--move-sizes 256K,1M,4M", "--sizes 64K,256K,1M,4M,16M,32M",
                      "--kinds vertex,texture,rt"):
             self.assertIn(part, run)
         self.assertEqual(os.listdir(self.dir), ["sys"])  # nothing written, nothing built
@@ -175,7 +203,7 @@ class Calibrate(unittest.TestCase):
         self.assertAlmostEqual(doc["gtt_reads_per_use"],
                                1.2 * gap_measured / (1 / PCIE - 1 / 134.4), places=3)
         self.assertIn("--vram-gbps", doc["notes"])
-        if VRAMLAB:  # the harness's own parser takes it
+        if VRAMLAB and REPO:  # the harness's own parser takes it
             trace = os.path.join(REPO, "traces", "live", "scummvm-barts-6mib.vrl")
             r = subprocess.run([VRAMLAB, "sim", "--model", "kernel", "--vram", "6", "--cost",
                                 out, trace], capture_output=True, text=True)
@@ -203,9 +231,33 @@ class Calibrate(unittest.TestCase):
         recs = [r for r in synthetic()[0] if not (r["record"] == "move" and
                                                   r["buffer_bytes"] == 4 << 20)]
         rc, so, se = hw("calibrate", "--from-raw", self.raw(recs), "--out", out)
-        self.assertIn("two buffer sizes at least", se)
+        self.assertIn("2 move run(s); bandwidth and latency need three buffer sizes at least", se)
+        # a VRAM bandwidth given that is not above the fitted PCIe figure: named as given
         rc, so, se = hw("calibrate", "--from-raw", self.raw(synthetic()[0]), "--out", out,
                         "--vram-gbps", "2")
+        self.assertEqual(rc, 1, se)
+        self.assertIn("the VRAM bandwidth given, --vram-gbps 2, is not above the move bandwidth "
+                      "6.00 GB/s", se)
+        self.assertNotIn("measured", se)
+        # equal to the fitted figure exactly: refused, no division by zero
+        recs = synthetic()[0]
+        pcie = HW_MODULE.fit_moves([r for r in recs if r["record"] == "move"], "w", [])[0]
+        with self.assertRaisesRegex(HW_MODULE.CalibrationError,
+                                    "the VRAM bandwidth given, --vram-gbps .*, is not above"):
+            HW_MODULE.cost_from_raw(recs, "w", {"vertex": 1}, pcie)
+        for given in ("0", "-3", "nan"):
+            rc, so, se = hw("calibrate", "--from-raw", self.raw(synthetic()[0]), "--out", out,
+                            "--vram-gbps", given)
+            self.assertEqual(rc, 2, se)
+            self.assertIn(f"--vram-gbps: {given}", se.replace("'", ""))
+        # measured VRAM reads slower than the moves: the hint to give --vram-gbps
+        recs = synthetic()[0]
+        for r in recs:
+            if r["record"] == "read" and r["domain"] == "vram":
+                r["query_ns"] = [r["bytes"] // 5] * 3
+        rc, so, se = hw("calibrate", "--from-raw", self.raw(recs), "--out", out)
+        self.assertIn("the fastest VRAM read measured, 5.00 GB/s, is not above the move "
+                      "bandwidth 6.00 GB/s", se)
         self.assertIn("give the card's VRAM bandwidth with --vram-gbps", se)
         rc, so, se = hw("calibrate", "--from-raw", self.raw(synthetic()[0]), "--out", out,
                         "--kind-weights", "vertex=1,pixels=2")
@@ -217,9 +269,216 @@ class Calibrate(unittest.TestCase):
         self.assertIn("bad.jsonl:2: not a JSON line", se)
         self.assertFalse(os.path.exists(out))
 
+    def derive(self, recs, *args):
+        out = os.path.join(self.dir, "card.json")
+        if os.path.exists(out):
+            os.unlink(out)
+        raw = self.raw(recs)
+        rc, so, se = hw("calibrate", "--from-raw", raw, "--out", out, *args)
+        self.assertNotIn("Traceback", se)
+        doc = None
+        if rc == 0:
+            with open(out) as f:
+                doc = json.load(f)
+        else:
+            self.assertFalse(os.path.exists(out), se)
+        return rc, so, se, doc, raw
 
-@unittest.skipUnless(len(sys.argv) > 1 or os.environ.get("CALIBRATE_GL"),
-                     "needs a built calibrate_gl")
+    def refused(self, recs, msg, *args):
+        rc, so, se, doc, raw = self.derive(recs, *args)
+        self.assertEqual(rc, 1, (msg, so, se))
+        self.assertIn(msg, se.replace(raw, "RAW"))
+
+    @staticmethod
+    def run_of(recs, phase, size):
+        return next(r for r in recs if r["record"] == "move" and r["phase"] == phase and
+                    r["buffer_bytes"] == size)
+
+    def test_move_runs_refused(self):
+        # a fitting run that moved: no baseline (line 2 = box, 3 = context, 4.. reads)
+        recs = synthetic()[0]
+        self.run_of(recs, "fit", 256 << 10)["moves"] = 3
+        line = next(i for i, r in enumerate(recs, 1) if r.get("phase") == "fit")
+        self.refused(recs, f"RAW:{line}: the fitting run of 262144-byte buffers moved buffers "
+                           "(3 moves")
+        # an over-committed run faster than its uses: negative extra time
+        recs = synthetic()[0]
+        r = self.run_of(recs, "over", 1 << 20)
+        r["gpu_ns"] = r["uses"] * 1000 - 5000
+        self.refused(recs, "the over-committed run of 1048576-byte buffers took -5000 ns more "
+                           "than its uses")
+        # GTT evictions to system memory; uses kept in GTT by the threshold
+        recs = synthetic()[0]
+        self.run_of(recs, "over", 4 << 20)["gtt_evictions"] = 5
+        self.refused(recs, "evicted 5 buffers from GTT to system memory")
+        recs = synthetic()[0]
+        r = self.run_of(recs, "over", 256 << 10)
+        r["threshold_kept"] = r["uses"] // 50
+        self.refused(recs, f"kept {r['uses'] // 50} of {r['uses']} uses in GTT by the move "
+                           "threshold (threshold_kept, more than 1%)")
+        # one run the two-parameter fit misses by 50% of its extra time
+        recs = synthetic()[0]
+        r = self.run_of(recs, "over", 1 << 20)
+        r["gpu_ns"] += round(0.5 * r["moves"] * ((1 << 20) / PCIE + LATENCY_US * 1000))
+        self.refused(recs, "the move runs do not fit bytes / PCIe + moves x latency: the run of "
+                           "4194304-byte buffers is -27% off the fit (more than 20%")
+        # booted with a move budget; parameters not recorded
+        recs = synthetic()[0]
+        recs[0]["radeon_params"]["move_budget_mbps"] = "1000"
+        self.refused(recs, "RAW:1: booted with radeon.move_budget_mbps=1000")
+        recs = synthetic()[0]
+        del recs[0]["radeon_params"]
+        self.refused(recs, "RAW:1: the booted radeon parameters (radeon_params, from "
+                           "/sys/module/radeon/parameters) have no move_budget_mbps")
+        # the GPU time spans the CPU's: written, with a warning
+        recs = synthetic()[0]
+        for r in recs:
+            if r.get("phase") == "over":
+                r["cpu_ns"] = r["gpu_ns"] * 1.05
+        rc, so, se, doc, raw = self.derive(recs)
+        self.assertEqual(rc, 0, se)
+        self.assertIn("the GPU waited for the CPU's submissions, so the fitted pcie_gbps is an "
+                      "effective move throughput", doc["notes"])
+        self.assertIn("# note: the over-committed run of 262144-byte buffers: GPU time", so)
+        # a good fit: residuals recorded
+        rc, so, se, doc, raw = self.derive(synthetic()[0])
+        self.assertEqual(rc, 0, se)
+        self.assertEqual(len(doc["measurements"]["moves"]), 3)
+        for p in doc["measurements"]["moves"]:
+            self.assertAlmostEqual(p["residual"], 0, places=4)
+            self.assertAlmostEqual(p["fit_ns"], p["extra_ns"], delta=p["extra_ns"] * 1e-4)
+
+    def test_gtt_figures_refused(self):
+        # GTT reads that cost nothing more than VRAM reads: refused on a card with VRAM ...
+        flat = {k: 0.001 for k in RATIO}
+        self.refused(synthetic(ratio=flat)[0], "the rt read of 16777216 bytes in GTT ran at "
+                                               "19.94 GB/s, above 1.2x the fitted PCIe figure")
+        small = [r for r in synthetic(ratio=flat)[0] if r.get("bytes", 0) < 16 << 20]
+        self.refused(small, "is below 0.01: GTT reads cost "
+                            "about nothing more than VRAM reads on BARTS, which is not an APU")
+        # ... taken, raised to 0.01 with a note, with --allow-flat-gtt or on an APU
+        rc, so, se, doc, raw = self.derive(synthetic(ratio=flat)[0], "--allow-flat-gtt")
+        self.assertEqual(rc, 0, se)
+        self.assertEqual(doc["gtt_reads_per_use"], 0.01)
+        self.assertIn("raised to the bound 0.01 (--allow-flat-gtt", doc["notes"])
+        apu = "AMD PALM (DRM 2.51.0 / 6.12.0-vramlab)"
+        rc, so, se, doc, raw = self.derive(synthetic(ratio=flat, renderer=apu)[0])
+        self.assertEqual(rc, 0, se)
+        self.assertIn("(PALM is an APU: GTT and VRAM are the same memory)", doc["notes"])
+        # a negative figure for one kind, even though the mean is positive
+        self.refused([r for r in synthetic(ratio={"rt": -0.2})[0] if r.get("bytes", 0) < 16 << 20],
+                     "the rt reads cost -0.2 PCIe reads more per use in GTT than in VRAM: a "
+                     "negative figure")
+        self.refused(synthetic(ratio={"rt": -0.2}, renderer=apu)[0], "a negative figure")
+        rc, so, se, doc, raw = self.derive(synthetic(ratio={"rt": -0.005}, renderer=apu)[0])
+        self.assertEqual(rc, 0, se)
+        self.assertEqual(doc["measurements"]["reads"]["rt"]["reads_per_use"], 0)
+        self.assertIn("rt: measured -0.005 reads per use, within 0.01 of 0, taken as 0", doc["notes"])
+        # a 16 MiB "GTT" read faster than the link: not read over PCIe
+        recs = synthetic()[0]
+        for r in recs:
+            if r["record"] == "read" and r["domain"] == "gtt" and r["bytes"] >= 16 << 20:
+                r["query_ns"] = [r["bytes"] // 10] * 3
+        self.refused(recs, "the rt read of 16777216 bytes in GTT ran at 10.00 GB/s, above "
+                           "1.2x the fitted PCIe figure 6.00 GB/s")
+
+    def test_read_records_checked(self):
+        recs = synthetic()[0]
+        first = next(i for i, r in enumerate(recs) if r["record"] == "read")
+        # a spread of 3x: refused
+        q = recs[first]["query_ns"]
+        recs[first]["query_ns"] = [q[0], q[0], 3 * q[0]]
+        self.refused(recs, f"RAW:{first + 1}: the vertex reads of 65536 bytes in vram spread from "
+                           f"{q[0]} to {3 * q[0]} ns a query (more than 2x)")
+        # no timer results at all
+        recs = synthetic()[0]
+        recs[first]["query_ns"] = []
+        self.refused(recs, f"RAW:{first + 1}: read record: query_ns is [], not a list of timer "
+                           "results")
+        # a field missing: named with its file and line, no traceback
+        recs = synthetic()[0]
+        del recs[first]["bytes"]
+        self.refused(recs, f"RAW:{first + 1}: read record: bytes is None, not an integer >= 1")
+        recs = synthetic()[0]
+        line = next(i for i, r in enumerate(recs, 1) if r.get("phase") == "over")
+        del recs[line - 1]["uses"]
+        self.refused(recs, f"RAW:{line}: move record: uses is None, not an integer >= 1")
+        recs = synthetic()[0]
+        line = next(i for i, r in enumerate(recs, 1) if r.get("phase") == "fit")
+        recs[line - 1]["gpu_ns"] = 0
+        self.refused(recs, f"RAW:{line}: gpu_ns is 0, not a positive time")
+        # the timers' counter bits
+        for key, msg in (("time_elapsed_bits", "GL_TIME_ELAPSED has 0 counter bits"),
+                         ("timestamp_bits", "GL_TIMESTAMP has 0 counter bits")):
+            recs = synthetic()[0]
+            recs[1][key] = 0
+            self.refused(recs, "RAW:2: " + msg)
+            del recs[1][key]
+            self.refused(recs, f"RAW:2: context record: {key} is None, not an integer")
+        # the median of an even number of queries is the mean of the middle two; the spread kept
+        recs = synthetic()[0]
+        t = recs[first]["query_ns"][0]
+        recs[first]["query_ns"] = [t, 3 * t // 2, t, 3 * t // 2]
+        rc, so, se, doc, raw = self.derive(recs)
+        self.assertEqual(rc, 0, se)
+        vertex = doc["measurements"]["reads"]["vertex"]
+        self.assertAlmostEqual(vertex["vram_ns"][0], (t + 3 * t // 2) / 2)
+        self.assertEqual(vertex["vram_ns_min_max"][0], [t, 3 * t // 2])
+        # the VRAM bandwidth comes from reads, never from the rt writes
+        recs = synthetic()[0]
+        for r in recs:
+            if r["record"] == "read" and r["kind"] == "rt" and r["domain"] == "vram":
+                r["query_ns"] = [r["bytes"] // 100] * 3
+        rc, so, se, doc, raw = self.derive(recs)
+        self.assertEqual(rc, 0, se)
+        self.assertAlmostEqual(doc["vram_gbps"], synthetic()[1], places=2)
+
+    def test_force_high_clocks(self):
+        sysfs = fake_sysfs(os.path.join(self.dir, "sys"))
+        level = os.path.join(sysfs, "card0", "device", "power_dpm_force_performance_level")
+        params = os.path.join(self.dir, "params")
+        os.makedirs(params)
+        for name, v in (("vramlimit", "128"), ("move_budget_mbps", "0")):
+            with open(os.path.join(params, name), "w") as f:
+                f.write(v + "\n")
+        out = os.path.join(self.dir, "card.json")
+        common = ["--out", out, "--sysfs", sysfs, "--sys-params", params, "--mesa", "system"]
+        rc, so, se = hw("--dry-run", "calibrate", *common)
+        self.assertEqual(rc, 0, se)
+        self.assertNotIn("echo high", so)  # not by default
+        rc, so, se = hw("--dry-run", "calibrate", "--force-high-clocks", *common)
+        self.assertEqual(rc, 0, se)
+        cmds = [l for l in so.splitlines() if l.startswith("+ ")]
+        i = next(i for i, c in enumerate(cmds) if "--moves" in c)
+        self.assertEqual(cmds[i - 1], f"+ echo high > {level}   (was auto; restored after the "
+                                      "run)")
+        self.assertEqual(cmds[i + 1], f"+ echo auto > {level}")
+        with open(level) as f:
+            self.assertEqual(f.read(), "auto\n")
+        # a run that fails: the level is restored all the same; the box record has the state
+        fake = os.path.join(self.dir, "fake_calibrate_gl")
+        with open(fake, "w") as f:
+            f.write(f"#!/bin/sh\necho \"level during the run: $(cat {level})\" >&2\nexit 1\n")
+        os.chmod(fake, 0o755)
+        rc, so, se = hw("calibrate", "--force-high-clocks", "--program", fake, *common)
+        self.assertEqual(rc, 1, se)
+        self.assertIn("level during the run: high", se)
+        self.assertIn("calibrate_gl refused or failed (exit status 1)", se)
+        with open(level) as f:
+            self.assertEqual(f.read(), "auto\n")
+        with open(out.replace(".json", ".raw.jsonl.partial")) as f:
+            box = json.loads(f.readline())
+        self.assertEqual(box["dpm"], {"power_dpm_force_performance_level": "auto",
+                                      "power_dpm_state": "balanced", "power_method": "dpm"})
+        self.assertEqual(box["radeon_params"], {"move_budget_mbps": "0", "vramlimit": "128"})
+        self.assertTrue(box["forced_high_clocks"])
+        os.unlink(level)
+        rc, so, se = hw("calibrate", "--force-high-clocks", "--program", fake, *common)
+        self.assertEqual(rc, 1)
+        self.assertIn(f"--force-high-clocks: {level} does not exist", se)
+
+
+@unittest.skipUnless(PROGRAM, "needs a built calibrate_gl (argument or CALIBRATE_GL)")
 class Llvmpipe(unittest.TestCase):
     """calibrate_gl on Debian's llvmpipe: its logic and output; what it refuses."""
 
@@ -310,7 +569,4 @@ class Llvmpipe(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 4:
-        PROGRAM, VRAMLAB, REPO = sys.argv[1:4]
-        del sys.argv[1:4]
     unittest.main()
