@@ -209,7 +209,7 @@ class Report(unittest.TestCase):
         self.assertEqual(costs["pcie_gbps"]["built in"], 8.0)
         self.assertAlmostEqual(costs["pcie_gbps"]["measured / built in"], 0.75, places=3)
         self.assertAlmostEqual(costs["move_latency_us"]["measured"], 30.0, places=2)
-        self.assertAlmostEqual(costs["gtt_reads_per_use"]["measured"], (1.2 + 2.0 + 0.7) / 3,
+        self.assertAlmostEqual(costs["gtt_reads_per_use"]["measured"], (1.2 + 2.0 + 0.9) / 3,
                                places=3)
         self.assertEqual(costs["card"]["measured"], "AMD BARTS [1002:6738]")
         self.assertEqual(len(t["calibration_reads"]), 3 * 6)  # kinds x sizes
@@ -217,15 +217,37 @@ class Report(unittest.TestCase):
         self.assertAlmostEqual(tex[0]["kind's reads per use"], 2.0, places=3)
         self.assertTrue(all(r["gtt_us"] > r["vram_us"] for r in tex))
         self.assertEqual([r["buffer bytes"] for r in t["calibration_moves"]],
-                         [256 << 10, 4 << 20])
+                         [256 << 10, 1 << 20, 4 << 20])
         for r in t["calibration_moves"]:  # the fit goes through the synthetic points
             self.assertAlmostEqual(r["fit ms"], r["extra ms"], places=3)
+            self.assertAlmostEqual(r["residual"], 0, places=4)
+        self.assertEqual(t["calibration_notes"], [{"note": "(none)"}])
         for f in ("calib-reads", "calib-moves"):
             self.assertIn(f, self.report["figures"])
         with open(os.path.join(self.out, "index.html")) as f:
             page = f.read()
         self.assertIn("Calibration: the measured cost file against the built-in costs", page)
         self.assertLess(page.index("id='calibration_reads'"), page.index("calib-reads.png"))
+        # the runner's notes are on the page: an APU's flat GTT reads, raised to the bound
+        import test_calibrate
+        raw = os.path.join(self.tmp, "apu.raw.jsonl")
+        with open(raw, "w") as f:
+            for rec in test_calibrate.synthetic(
+                    renderer="AMD PALM (DRM 2.51.0 / 6.12.0-vramlab)",
+                    ratio={k: 0.001 for k in ("vertex", "texture", "rt")})[0]:
+                f.write(json.dumps(rec) + "\n")
+        apu = os.path.join(self.tmp, "apu.json")
+        subprocess.run([PY, os.path.join(SRC, "hw", "vramlab-hw"), "calibrate", "--from-raw", raw,
+                        "--out", apu], check=True, capture_output=True)
+        o5 = os.path.join(self.tmp, "o5")
+        r = subprocess.run([PY, REPORT, "-o", o5, "--calibration", apu], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(o5, "index.html")) as f:
+            page5 = f.read()
+        self.assertIn("<h2 id='calibration_notes'>Calibration: the runner's notes and warnings", page5)
+        self.assertIn("raised to the bound 0.01 (PALM is an APU: GTT and VRAM are the same "
+                      "memory)", page5)
         # a cost file without measurements is not a calibration result
         r = subprocess.run([PY, REPORT, "-o", os.path.join(self.tmp, "o4"), "--calibration",
                             os.path.join(SRC, "costs", "default.json")],
