@@ -524,16 +524,92 @@ class Llvmpipe(unittest.TestCase):
         self.assertEqual(rc, 1)
         self.assertIn(f"move counters unavailable: {missing}: No such file", se)
         with tempfile.NamedTemporaryFile("w", suffix=".stats") as f:
-            f.write("bo_score 0\nthreshold_kept 0\n"
-                    "type evictions evicted_bytes moves_in bytes_in moves_out bytes_out\n"
-                    "system 0 0 0 0 0 0\ngtt 0 0 0 0 0 0\nvram 3 4 5 6 7 8\n")
+            f.write(self.STATS.format(5))
             f.flush()
             rc, so, se = program("--no-reads", "--moves", "--vram-mib", "4", "--mm-stats",
-                                 f.name, "--frames", "2", "--move-sizes", "256K,1M")
+                                 f.name, "--frames", "2", "--move-sizes", "256K,512K,1M")
             self.assertEqual(rc, 1)
             self.assertIn("the move counters of " + f.name + " did not move", se)
             self.assertIn('"phase": "fit"', so)  # the fitting run, then the refusal
             self.assertNotIn('"phase": "over"', so)
+
+    STATS = ("bo_score 0\nthreshold_kept 0\n"
+             "type evictions evicted_bytes moves_in bytes_in moves_out bytes_out\n"
+             "system 0 0 0 0 0 0\ngtt 0 0 0 0 0 0\nvram 3 4 {} 6 7 8\n")
+
+    def stats_file(self, d):
+        path = os.path.join(d, "radeon_mm_stats")
+        with open(path, "w") as f:
+            f.write(self.STATS.format(5))
+        return path
+
+    def moving(self, path):
+        """A thread that rewrites the stats file with a growing vram moves_in until stopped."""
+        stop = threading.Event()
+
+        def run():
+            n = 5
+            while not stop.is_set():
+                n += 1
+                with open(path + ".tmp", "w") as f:
+                    f.write(self.STATS.format(n))
+                os.replace(path + ".tmp", path)
+                time.sleep(0.0002)
+        t = threading.Thread(target=run)
+        t.start()
+        return stop, t
+
+    def test_timestamps_that_do_not_advance_are_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            stats = self.stats_file(d)
+            rc, so, se = program("--no-reads", "--moves", "--vram-mib", "4", "--mm-stats", stats,
+                                 "--frames", "2", "--move-sizes", "256K,512K,1M",
+                                 "--test-timer-ns", "1500")
+            self.assertEqual(rc, 1, se)
+            self.assertIn("fit run of 6 buffers of 262144 bytes: the GPU timestamps did not "
+                          "advance (1500 then 1500)", se)
+            self.assertNotIn('"record": "move"', so)
+            # GL_TIMESTAMP without counter bits: refused before any move run
+            rc, so, se = program("--no-reads", "--moves", "--vram-mib", "4", "--mm-stats", stats,
+                                 "--move-sizes", "256K,512K,1M", "--test-counter-bits", "0")
+            self.assertEqual(rc, 1, se)
+            self.assertIn("GL_QUERY_COUNTER_BITS of GL_TIMESTAMP is 0", se)
+            self.assertNotIn('"record": "move"', so)
+
+    def test_move_sizes_checked_before_any_gl_work(self):
+        with tempfile.TemporaryDirectory() as d:
+            stats = self.stats_file(d)
+            rc, so, se = program("--moves", "--vram-mib", "4", "--mm-stats", stats,
+                                 "--move-sizes", "256K,512K,8M")
+            self.assertEqual(rc, 2, se)
+            self.assertIn("--move-sizes: 8388608 bytes is too large for 4 MiB of VRAM", se)
+            self.assertEqual(so, "")  # no context, no read: nothing ran
+
+    def test_buffers_moving_during_the_timing_are_refused(self):
+        with tempfile.TemporaryDirectory() as d:
+            stats = self.stats_file(d)
+            rc, so, se = program("--sizes", "64K", "--kinds", "vertex", "--reps", "3",
+                                 "--mm-stats", stats)
+            self.assertEqual(rc, 0, se)  # counters still: the reads are printed, checked
+            self.assertIn('"placement_checked": true', so)
+            stop, t = self.moving(stats)
+            try:
+                rc, so, se = program("--sizes", "4M", "--kinds", "vertex", "--reps", "3",
+                                     "--mm-stats", stats)
+                rc2, so2, se2 = program("--no-reads", "--moves", "--vram-mib", "4",
+                                        "--mm-stats", stats, "--frames", "20",
+                                        "--move-sizes", "256K,512K,1M")
+            finally:
+                stop.set()
+                t.join()
+            self.assertEqual(rc, 1, se)
+            self.assertIn("vertex reads of 4194304 bytes in vram and gtt: buffers moved while "
+                          "their reads were timed", se)
+            self.assertNotIn('"record": "read"', so)
+            self.assertEqual(rc2, 1, se2)
+            self.assertIn("fit run of 6 buffers of 262144 bytes: the fitting run moved buffers",
+                          se2)
+            self.assertNotIn('"record": "move"', so2)
 
     def test_a_buffer_texture_beyond_the_driver_limit_is_refused(self):
         rc, so, se = program("--sizes", "4G", "--kinds", "texture")
