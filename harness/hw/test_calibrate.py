@@ -407,6 +407,11 @@ class Calibrate(unittest.TestCase):
         line = next(i for i, r in enumerate(recs, 1) if r.get("phase") == "fit")
         recs[line - 1]["gpu_ns"] = 0
         self.refused(recs, f"RAW:{line}: gpu_ns is 0, not a positive time")
+        recs[line - 1]["cpu_ns"] = 0  # checked first, and never divided by
+        self.refused(recs, f"RAW:{line}: cpu_ns is 0, not a positive time")
+        recs = synthetic()[0]
+        recs[1]["renderer"] = None
+        self.refused(recs, "measured on None, not r600g on a radeon device")
         # the timers' counter bits
         for key, msg in (("time_elapsed_bits", "GL_TIME_ELAPSED has 0 counter bits"),
                          ("timestamp_bits", "GL_TIMESTAMP has 0 counter bits")):
