@@ -45,6 +45,17 @@ inline std::string read_bytes(const std::string &path)
 	return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+// The decompressed bytes of a trace file (as they are when it is not compressed).
+inline std::string decompressed(const std::string &path)
+{
+	ByteSource s(path);
+	std::string raw;
+	uint8_t b;
+	while (s.get(b))
+		raw.push_back(char(b));
+	return raw;
+}
+
 inline void write_bytes(const std::string &path, const std::string &data)
 {
 	std::ofstream f(path, std::ios::binary);

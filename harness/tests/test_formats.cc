@@ -18,10 +18,13 @@ bool same(const Event &a, const Event &b, bool times = true)
 	       a.domain == b.domain && a.score == b.score && (!times || a.time_us == b.time_us);
 }
 
-void convert(const std::string &in, const std::string &out, Format f)
+// IN as format f in OUT (v2: as version 2.v2_minor when given, else IN's).
+void convert(const std::string &in, const std::string &out, Format f, int v2_minor = -1)
 {
 	auto r = open_trace(in);
 	TraceInfo info = r->info();
+	if (v2_minor >= 0)
+		info.v2_minor = uint8_t(v2_minor);
 	if (!info.declared_buffers) {
 		auto r2 = open_trace(in);
 		Event e;
@@ -458,28 +461,6 @@ void expect_same(const Flat &a, const Flat &b)
 	}
 }
 
-void copy_as(const std::string &in, const std::string &out, uint8_t minor)
-{
-	auto r = open_trace(in);
-	TraceInfo info = r->info();
-	info.v2_minor = minor;
-	auto w = make_writer(Format::V2, out, info);
-	Event e;
-	while (r->next(e))
-		w->write(e);
-	w->close();
-}
-
-// The decompressed bytes of a trace file.
-uint64_t raw_size(const std::string &path)
-{
-	ByteSource src(path);
-	uint8_t b;
-	uint64_t n = 0;
-	while (src.get(b))
-		n++;
-	return n;
-}
 
 } // namespace
 
@@ -496,13 +477,14 @@ TEST(Formats, V23HoldsEveryRecordOfTheLiveTracesInFewerBytes)
 		uint8_t minor = 0, minor23 = 0;
 		const Flat a = read_flat(src, &minor);
 		ASSERT_GE(minor, 1) << src;
-		copy_as(src, v23, 3);
+		convert(src, v23, Format::V2, 3);
 		const Flat b = read_flat(v23, &minor23);
 		EXPECT_EQ(minor23, 3) << src;
 		expect_same(a, b);
-		copy_as(v23, again, 3);
+		convert(v23, again, Format::V2, 3);
 		expect_same(a, read_flat(again));
-		const uint64_t old_bytes = raw_size(src), new_bytes = raw_size(v23);
+		const uint64_t old_bytes = test::decompressed(src).size(),
+		               new_bytes = test::decompressed(v23).size();
 		EXPECT_LT(new_bytes, old_bytes * 3 / 4) << src << ": " << old_bytes << " -> " << new_bytes;
 		std::printf("%s: %llu -> %llu bytes\n", entry.path().filename().c_str(),
 		            (unsigned long long)old_bytes, (unsigned long long)new_bytes);
@@ -572,7 +554,7 @@ TEST(Formats, V23CodesItsEdgesExactly)
 	EXPECT_EQ(b.relocs[13][1].write_domain, DomainGtt);
 	EXPECT_EQ(b.relocs[14][1].score, 3u);
 	EXPECT_EQ(b.relocs[14][0].score, 9u);
-	EXPECT_LT(raw_size(p23), raw_size(p22));
+	EXPECT_LT(test::decompressed(p23).size(), test::decompressed(p22).size());
 
 	// Sizes of 2^62 bytes and more fit 2.3 only in whole pages.
 	try {

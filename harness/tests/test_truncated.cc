@@ -54,17 +54,6 @@ bool same(const Event &a, const Event &b)
 	       a.nrelocs == b.nrelocs;
 }
 
-// The decompressed bytes of a file.
-std::string plain(const std::string &path)
-{
-	ByteSource s(path);
-	std::string raw;
-	uint8_t b;
-	while (s.get(b))
-		raw.push_back(char(b));
-	return raw;
-}
-
 // A real trace (the Mesa capture, 54 frames) written by the harness's v2 writer, which flushes
 // the zstd stream at every FRAME as Mesa does.
 std::string real_trace()
@@ -133,7 +122,7 @@ TEST(Truncated, EveryCutOfTheCompressedFileEndsAtAFrameOrFails)
 
 TEST(Truncated, EveryCutOfTheDecompressedStreamEndsAtAFrameOrFails)
 {
-	const std::string raw = plain(real_trace());
+	const std::string raw = test::decompressed(real_trace());
 	const Read whole = read_bytes(raw, "whole.vrl");
 	ASSERT_EQ(whole.error, "");
 	std::vector<size_t> cuts;
@@ -184,7 +173,7 @@ TEST(Truncated, TheWarningSaysWhatIsUsedAndWhatIsDropped)
 
 TEST(Truncated, AStreamCutRightAfterEndLosesNothing)
 {
-	const std::string raw = plain(real_trace());
+	const std::string raw = test::decompressed(real_trace());
 	const std::string path = test::temp_path("epilogue.vrl");
 	std::string flushed;
 	{

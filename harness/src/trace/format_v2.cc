@@ -287,12 +287,15 @@ private:
 		e.cs_untracked = flags & 2;
 		first = pool_.size();
 		pool_.resize(first + n);
+		// Per-buffer state for every buffer created so far (none is created inside a CS).
+		if (last_score_.size() < created_.size())
+			last_score_.resize(created_.size(), kScoreNeutral);
+		if (minor_ >= 3 && last_use_.size() < created_.size())
+			last_use_.resize(created_.size(), kNoUse);
 		for (size_t i = 0; i < n; i++) {
 			CsReloc &r = pool_[first + i];
 			bool repeat = false;
 			r.id = live_id(off, EventType::Cs, &repeat);
-			if (minor_ >= 3 && last_use_.size() < created_.size())
-				last_use_.resize(created_.size(), kNoUse);
 			uint8_t dom, prio;
 			if (repeat) {
 				if (last_use_[r.id] == kNoUse)
@@ -319,8 +322,6 @@ private:
 			r.write_domain = dom >> kRelocWriteShift & 7;
 			r.prio = prio & kRelocPrioMask;
 			r.high_prio_use = prio & kRelocHighPrioUse;
-			if (last_score_.size() <= r.id)
-				last_score_.resize(created_.size(), kScoreNeutral);
 			if (dom & kRelocScoreBit) {
 				if (!e.cs_scores)
 					src_->fail_at(off, "a score in a CS record without a score chunk");
@@ -506,6 +507,10 @@ private:
 		uleb(e.ring);
 		uleb((e.cs_scores ? 1 : 0) | (e.cs_untracked ? 2 : 0));
 		uleb(e.nrelocs);
+		if (last_score_.size() < creates_)
+			last_score_.resize(creates_, kScoreNeutral);
+		if (minor_ >= 3 && last_use_.size() < creates_)
+			last_use_.resize(creates_, kNoUse);
 		for (uint32_t i = 0; i < e.nrelocs; i++) {
 			const CsReloc &r = e.relocs[i];
 			if (r.id >= creates_)
@@ -517,14 +522,10 @@ private:
 				throw TraceError("v2 writer: relocation of buffer " + std::to_string(r.id) +
 				                 " has the high-priority-use bit, which needs version 2.2 "
 				                 "(this file is written as 2.1: TraceInfo::v2_minor)");
-			if (last_score_.size() < creates_)
-				last_score_.resize(creates_, kScoreNeutral);
 			const bool changed = e.cs_scores && r.score != last_score_[r.id];
 			const uint8_t prio = static_cast<uint8_t>(r.prio | (r.high_prio_use ? kRelocHighPrioUse : 0));
 			const uint8_t dom = static_cast<uint8_t>(r.read_domains | r.write_domain << kRelocWriteShift);
 			const uint16_t use = static_cast<uint16_t>(dom << 8 | prio);
-			if (minor_ >= 3 && last_use_.size() < creates_)
-				last_use_.resize(creates_, kNoUse);
 			const bool repeat = minor_ >= 3 && !changed && last_use_[r.id] == use;
 			id(r.id, repeat);
 			if (!repeat) {
