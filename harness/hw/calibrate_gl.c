@@ -99,30 +99,34 @@ static struct {
    .test_counter_bits = -1,
 };
 
+/* One line on stderr, then exit with "status". */
+static void
+leave(int status, const char *tail, const char *fmt, va_list ap)
+{
+   fputs("calibrate_gl: ", stderr);
+   vfprintf(stderr, fmt, ap);
+   fprintf(stderr, "%s\n", tail);
+   exit(status);
+}
+
+/* A timing that cannot be trusted, or a GL failure: status 1. */
 static void
 die(const char *fmt, ...)
 {
    va_list ap;
 
-   fputs("calibrate_gl: ", stderr);
    va_start(ap, fmt);
-   vfprintf(stderr, fmt, ap);
-   va_end(ap);
-   fputc('\n', stderr);
-   exit(1);
+   leave(1, "", fmt, ap);
 }
 
+/* A bad argument: status 2. */
 static void
 usage(const char *fmt, ...)
 {
    va_list ap;
 
-   fputs("calibrate_gl: ", stderr);
    va_start(ap, fmt);
-   vfprintf(stderr, fmt, ap);
-   va_end(ap);
-   fputs(" (see the comment at the top of harness/hw/calibrate_gl.c)\n", stderr);
-   exit(2);
+   leave(2, " (see the comment at the top of harness/hw/calibrate_gl.c)", fmt, ap);
 }
 
 /* "64K", "4M", "1G" or bytes; the option's name in errors. */

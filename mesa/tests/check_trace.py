@@ -69,8 +69,8 @@ def main():
     if "--same-records-as" in args:
         other_path = args[args.index("--same-records-as") + 1]
         other = load(other_path, False)
-        if data[8:10] != other[8:10] or records_of(data) != records_of(other):
-            a, b = records_of(data), records_of(other)
+        a, b = records_of(data), records_of(other)
+        if data[8:10] != other[8:10] or a != b:
             at = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), min(len(a), len(b)))
             fail(path, at, "records differ from %s's (versions %s and %s, %d and %d bytes)"
                  % (other_path, data[8:10].hex(), other[8:10].hex(), len(a), len(b)))
@@ -141,12 +141,12 @@ def main():
                 break
             records += 1
             counts[NAMES[typ]] = counts.get(NAMES[typ], 0) + 1
-            if typ == 0 and v23:
-                # v2.3: implicit id; size code bit 1 = pages, bit 0 = flags follow
-                bid, code = creates, uleb()
-                flags = uleb() if code & 1 else 0
             if typ == 0:
-                if not v23:
+                if v23:
+                    # implicit id; size code bit 1 = pages, bit 0 = flags follow
+                    bid, code = creates, uleb()
+                    flags = uleb() if code & 1 else 0
+                else:
                     bid, size, flags = uleb(), uleb(), uleb()
                 if bid != creates or flags > 3:
                     fail(path, off, "create id %d (expected %d), flags %d" % (bid, creates, flags))
