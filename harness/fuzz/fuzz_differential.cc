@@ -38,9 +38,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const uint8_t knob = size > 2 ? data[1] >> 4 : 0;
 	for (uint32_t topdown : {0u, 16u})
 		for (int order = 0; order < 3; order++) // LRU, key, bo->priority
-			for (int mode = 0; mode < 5; mode++) {
+			for (int mode = 0; mode < 5; mode++)
+			for (Stock stock : {Stock::V6_12, Stock::V6_14, Stock::V6_14_Fixed}) {
+				if (order && stock == Stock::V6_14)
+					continue; // refused: key and priority need the tail moves
 				const bool key = order == 1;
 				KernelConfig c;
+				c.stock = stock;
 				c.vram = vram;
 				c.topdown_kib = topdown;
 				c.bo_score = key;
@@ -56,8 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				const std::string d =
 				        differ(simulate_kernel(rt.kernel, c), naive_kernel(rt.kernel, c));
 				if (!d.empty()) {
-					std::fprintf(stderr, "kernel model, topdown %u order %d mode %d: %s\n",
-					             topdown, order, mode, d.c_str());
+					std::fprintf(stderr, "kernel model %s, topdown %u order %d mode %d: %s\n",
+					             stock_name(stock), topdown, order, mode, d.c_str());
 					std::abort();
 				}
 			}

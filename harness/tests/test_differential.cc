@@ -49,9 +49,13 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
 			for (uint32_t topdown : {0u, 16u})
-				for (int order = 0; order < 3; order++) { // LRU, key, bo->priority
+				for (int order = 0; order < 3; order++) // LRU, key, bo->priority
+				for (Stock stock : {Stock::V6_12, Stock::V6_14, Stock::V6_14_Fixed}) {
+					if (order && stock == Stock::V6_14)
+						continue; // refused: key and priority need the tail moves
 					const bool key = order == 1;
 					KernelConfig c;
+					c.stock = stock;
 					c.vram = vram;
 					c.topdown_kib = topdown;
 					c.bo_score = key;
@@ -61,7 +65,7 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 					const KernelResult naive = naive_kernel(rt.kernel, c);
 					ASSERT_EQ(differ(fast, naive), "")
 					        << "seed " << seed << " vram " << vram << " topdown " << topdown
-					        << " order " << order;
+					        << " order " << order << " kernel " << stock_name(stock);
 				}
 	}
 }
@@ -79,6 +83,10 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				c.topdown_kib = seed % 3 == 0 ? 16 : 0;
 				c.bo_score = seed % 4 == 1 || seed % 4 == 3;
 				c.bo_priority = seed % 4 == 2; // under window eviction too
+				// the stock submission path under them: 6.12, or (LRU only) 6.14, or 6.14+fix
+				c.stock = seed % 5 == 1 ? Stock::V6_14_Fixed
+				          : seed % 5 == 2 && !c.bo_score && !c.bo_priority ? Stock::V6_14
+				                                                        : Stock::V6_12;
 				c.window = 1 + seed % 8;
 				c.flush_for_impossible = mode == 0;
 				c.scan = mode >= 2 && mode != 5;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.h"
+#include "reference/compare.h"
 #include "kmodel/drm_mm.h"
 #include "kmodel/kernel_model.h"
 
@@ -103,9 +104,11 @@ struct Builder {
 		t.cs.push_back(c);
 	}
 	void destroy(uint32_t id) { t.ops.push_back(KernelTrace::pack(KernelTrace::Destroy, id)); }
-	KernelResult run(uint64_t vram_kib, uint32_t topdown = 0, bool key = false)
+	KernelResult run(uint64_t vram_kib, uint32_t topdown = 0, bool key = false,
+	                 Stock stock = Stock::V6_12)
 	{
 		KernelConfig c;
+		c.stock = stock;
 		c.vram = vram_kib * 1024;
 		c.topdown_kib = topdown;
 		c.bo_score = key;
@@ -124,6 +127,86 @@ TEST(KernelModel, CreatesEvictLeastRecentlyUsedFirst)
 	EXPECT_EQ(r.evictions(), 1u);
 	EXPECT_EQ(r.mem[MemVram].evicted_bytes, 400u * 1024);
 	(void)y;
+}
+
+// Linux 6.14's drm_exec conversion dropped the tail moves at the end of a submission: a buffer
+// used in every submission keeps the LRU position of its placement and is evicted first
+// (kernel/notes/radeon-lru-since-6.14.md). The fix restores 6.12's order.
+TEST(KernelModel, SixFourteenEvictsTheBufferInUseAndTheFixDoesNot)
+{
+	Builder b;
+	const auto hot = b.create(400), cold = b.create(400);
+	b.cs({{hot, false}}); // hot used after cold was placed; cold never again
+	b.cs({{hot, false}});
+	b.create(400); // 1200 KiB > 1024: one eviction
+	for (Stock s : {Stock::V6_12, Stock::V6_14, Stock::V6_14_Fixed}) {
+		const KernelResult r = b.run(1024, 0, false, s);
+		EXPECT_EQ(r.evictions(), 1u) << stock_name(s);
+		// the next use of hot finds it in GTT on 6.14 only: one more submission tells
+		Builder again = b;
+		again.cs({{hot, false}});
+		const KernelResult r2 = again.run(1024, 0, false, s);
+		EXPECT_EQ(r2.vram_in_from_gtt, s == Stock::V6_14 ? 1u : 0u)
+		        << stock_name(s) << ": the buffer in use was "
+		        << (r2.vram_in_from_gtt ? "evicted" : "kept");
+	}
+	(void)cold;
+}
+
+// 6.14 validates every entry of the list: a buffer named twice, VRAM then GTT, ends in GTT
+// there; 6.12 validated only the first entry (the others went to ttm_eu's duplicates list).
+TEST(KernelModel, SixFourteenValidatesDuplicateEntries)
+{
+	Builder b;
+	const auto x = b.create(4, DomainGtt);
+	KernelCs c;
+	c.first = 0;
+	c.n = 2;
+	CsReloc v, g;
+	v.id = g.id = x;
+	v.read_domains = DomainVram;
+	g.read_domains = DomainGtt;
+	b.t.relocs = {v, g};
+	b.t.ops.push_back(KernelTrace::pack(KernelTrace::Cs, 0));
+	b.t.cs.push_back(c);
+	EXPECT_EQ(b.run(1024).mem[MemVram].moves_in, 1u);
+	EXPECT_EQ(b.run(1024).gtt_accesses, 0u);
+	for (Stock s : {Stock::V6_14, Stock::V6_14_Fixed}) {
+		const KernelResult r = b.run(1024, 0, false, s);
+		EXPECT_EQ(r.mem[MemVram].moves_in, 1u) << stock_name(s);
+		EXPECT_EQ(r.mem[MemVram].moves_out, 1u) << stock_name(s); // back to GTT
+		EXPECT_EQ(r.gtt_accesses, 1u) << stock_name(s);
+	}
+}
+
+// The fix is 6.12's order again: on every trace of the repository (games cut from the thesis's
+// corpus, the live programs), at sizes with pressure, every counter and the placement digest.
+TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
+{
+	namespace fs = std::filesystem;
+	const fs::path root = fs::path(VRAMLAB_SOURCE_DIR) / "..";
+	std::vector<std::string> paths;
+	for (const char *dir : {"traces", "traces/live"})
+		for (const auto &e : fs::directory_iterator(root / dir))
+			if (e.path().extension() == ".bin" || e.path().extension() == ".vrl")
+				paths.push_back(e.path().string());
+	ASSERT_GE(paths.size(), 10u);
+	size_t differ_614 = 0, runs = 0;
+	for (const std::string &p : paths) {
+		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
+		for (uint64_t mib : {8, 16, 64}) {
+			KernelConfig c;
+			c.vram = mib << 20;
+			const KernelResult a = simulate_kernel(t, c);
+			c.stock = Stock::V6_14_Fixed;
+			EXPECT_EQ(differ(a, simulate_kernel(t, c)), "") << p << " at " << mib << " MiB";
+			c.stock = Stock::V6_14;
+			differ_614 += differ(a, simulate_kernel(t, c)) != "";
+			runs++;
+		}
+	}
+	// and the test can tell: without the fix most runs under pressure differ
+	EXPECT_GT(differ_614, runs / 2);
 }
 
 TEST(KernelModel, ABufferLargerThanVramEvictsEverythingOnStockAndNothingWithTheSeries)

@@ -155,8 +155,30 @@ void run_decide(const DecideArgs &a)
 		source.push_back(ScoreSource::Net);
 	}
 	if (choices.empty() || choices[0].policy != &find_kernel_policy("lru") || choices[0].topdown_kib)
-		throw CLI::ValidationError("--policies", "the first policy must be lru (stock 6.12), "
-		                                         "the baseline every other is paired with");
+		throw CLI::ValidationError("--policies", "the first policy must be lru (stock, on any "
+		                                         "kernel), the baseline every other is paired with");
+	// The baselines: the first policy, then --baselines (each stock lru on a kernel); one
+	// missing from the policies is run too
+	std::vector<size_t> base_of{0};
+	for (const std::string &b : a.baselines) {
+		KernelChoice k;
+		try {
+			k = kernel_choice(b, a.config.topdown_kib);
+		} catch (const std::invalid_argument &e) {
+			throw CLI::ValidationError("--baselines", e.what());
+		}
+		if (k.policy != &find_kernel_policy("lru") || k.topdown_kib)
+			throw CLI::ValidationError("--baselines", "\"" + b + "\" is not stock: a baseline "
+			                                          "is lru on a kernel (lru, 6.14:lru)");
+		size_t at = std::find(names.begin(), names.end(), b) - names.begin();
+		if (at == names.size()) {
+			names.push_back(b);
+			choices.push_back(k);
+			source.push_back(ScoreSource::Trace);
+		}
+		if (std::find(base_of.begin(), base_of.end(), at) == base_of.end())
+			base_of.push_back(at);
+	}
 	std::vector<CostBand> bands;
 	for (double g : a.gtt_factors)
 		for (double p : a.pcie_gbps)
@@ -317,15 +339,22 @@ void run_decide(const DecideArgs &a)
 		const Fig &f = figs[at(t, s, p, v)];
 		return band_transfer_us(f.moved, f.moves, f.gtt_bytes, a.config, b);
 	};
+	std::string base_list;
+	for (size_t b : base_of)
+		base_list += (base_list.empty() ? "" : " and ") + pol_names[b] + " (stock " +
+		             stock_name(choices[b].stock) + ")";
 	std::fprintf(tab, "kernel model, %zu traces, ensemble of %zu (paired with %s on each "
-	                  "variation), %zu cost band%s; change vs stock, positive = worse\n",
-	             T, V, a.policies[0].c_str(), bands.size(), bands.size() == 1 ? "" : "s");
+	                  "variation), %zu cost band%s; change vs the baseline, positive = worse\n",
+	             T, V, base_list.c_str(), bands.size(), bands.size() == 1 ? "" : "s");
 	if (!a.costs.builtin())
 		std::fprintf(tab, "%s (the bands scale its GTT charge)\n",
 		             a.costs.describe().c_str());
-	for (auto &g : groups) {
-		std::fprintf(tab, "\n%s (%zu traces%s)\n", g.name, g.traces.size(),
-		             std::string(g.name) == "clean" ? ", no impossible creates" : "");
+	for (auto &g : groups)
+	for (size_t base : base_of) {
+		const std::string base_kernel = stock_name(choices[base].stock);
+		std::fprintf(tab, "\n%s (%zu traces%s) vs stock %s (%s)\n", g.name, g.traces.size(),
+		             std::string(g.name) == "clean" ? ", no impossible creates" : "",
+		             base_kernel.c_str(), pol_names[base].c_str());
 		std::fprintf(tab, "%6s  %-*s %8s %8s", "VRAM", pw, "policy", "moved", "GTT B");
 		// one band: median [quartiles] and the worst trace; several: the median per band
 		const bool wide = bands.size() == 1;
@@ -344,15 +373,18 @@ void run_decide(const DecideArgs &a)
 		std::fprintf(tab, "  %s\n", a.decide ? "verdict" : "");
 		const std::vector<uint64_t> &gsz = sizes_of(std::string(g.name) == "live");
 		for (size_t s = 0; s < gsz.size(); s++)
-			for (size_t p = 1; p < P; p++) {
+			for (size_t p = 0; p < P; p++) {
+				// every other policy, the other baselines too (6.14 vs 6.12: the regression)
+				if (p == base)
+					continue;
 				std::vector<double> moved_r, gtt_r;
 				for (size_t v = 0; v < V; v++) {
 					double mp = 0, mb = 0, gp = 0, gb = 0;
 					for (size_t t : g.traces) {
 						mp += double(figs[at(t, s, p, v)].moved);
-						mb += double(figs[at(t, s, 0, v)].moved);
+						mb += double(figs[at(t, s, base, v)].moved);
 						gp += double(figs[at(t, s, p, v)].gtt_bytes);
-						gb += double(figs[at(t, s, 0, v)].gtt_bytes);
+						gb += double(figs[at(t, s, base, v)].gtt_bytes);
 					}
 					moved_r.push_back(ratio(mp, mb));
 					gtt_r.push_back(ratio(gp, gb));
@@ -370,7 +402,7 @@ void run_decide(const DecideArgs &a)
 						double xp = 0, xb = 0;
 						for (size_t t : g.traces) {
 							xp += tr(t, s, p, v, b);
-							xb += tr(t, s, 0, v, b);
+							xb += tr(t, s, base, v, b);
 						}
 						tot_r.push_back(ratio(xp, xb));
 					}
@@ -384,10 +416,10 @@ void run_decide(const DecideArgs &a)
 					for (size_t t : g.traces) {
 						std::vector<double> r;
 						for (size_t v = 0; v < V; v++) {
-							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, 0, v, b)));
+							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, base, v, b)));
 							if (!meta[t].frame_cpu_us.empty()) {
 								const double fp = frame_p99(meta[t], figs[at(t, s, p, v)], a.config, b);
-								const double fb = frame_p99(meta[t], figs[at(t, s, 0, v)], a.config, b);
+								const double fb = frame_p99(meta[t], figs[at(t, s, base, v)], a.config, b);
 								p99_by_v[v].push_back(ratio(fp, fb));
 							}
 						}
@@ -432,6 +464,9 @@ void run_decide(const DecideArgs &a)
 					nlohmann::json row{{"group", g.name},
 					                   {"vram_mib", gsz[s]},
 					                   {"policy", pol_names[p]},
+					                   {"kernel", stock_name(choices[p].stock)},
+					                   {"baseline", pol_names[base]},
+					                   {"baseline_kernel", base_kernel},
 					                   {"band", {{"gtt_factor", b.gtt_factor},
 					                             {"pcie_gbps", b.pcie_gbps},
 					                             {"label", b.label()}}},
@@ -464,6 +499,9 @@ void run_decide(const DecideArgs &a)
 				verdicts.push_back({{"group", g.name},
 				                    {"vram_mib", gsz[s]},
 				                    {"policy", pol_names[p]},
+				                    {"kernel", stock_name(choices[p].stock)},
+				                    {"baseline", pol_names[base]},
+				                    {"baseline_kernel", base_kernel},
 				                    {"verdict", verdict},
 				                    {"worst_band_median_change_pct",
 				                     std::round((worst_band - 1) * 1e6) / 1e4},
@@ -499,7 +537,9 @@ void run_decide(const DecideArgs &a)
 		return;
 	nlohmann::json j;
 	j["schema"] = "vramlab-decide";
-	j["version"] = 1;
+	// 2: a row is paired with its "baseline" (6.12 or 6.14 stock), each policy and run names its
+	// "kernel"; in version 1 every row was against stock 6.12
+	j["version"] = 2;
 	nlohmann::json vj = nlohmann::json::array(), bj = nlohmann::json::array();
 	for (size_t v = 0; v < V; v++)
 		vj.push_back({{"name", vars[v].name},
@@ -510,6 +550,13 @@ void run_decide(const DecideArgs &a)
 	j["config"] = {{"model", "kernel"},
 	               {"mode", a.decide ? "decide" : "ensemble"},
 	               {"policies", pol_names},
+	               {"baselines", [&] {
+		                nlohmann::json b = nlohmann::json::array();
+		                for (size_t i : base_of)
+			                b.push_back({{"policy", pol_names[i]},
+			                             {"kernel", stock_name(choices[i].stock)}});
+		                return b;
+	                }()},
 	               {"weights", a.weights},
 	               {"vram_mib", a.vram_mib},
 	               {"live_vram_mib", live_sizes},
@@ -542,6 +589,7 @@ void run_decide(const DecideArgs &a)
 					rj.push_back({{"trace", meta[t].name},
 					              {"vram_mib", sizes_of(meta[t].live)[s]},
 					              {"policy", pol_names[p]},
+					              {"kernel", stock_name(choices[p].stock)},
 					              {"variation", v},
 					              {"moved_bytes", f.moved},
 					              {"moves", f.moves},

@@ -13,7 +13,9 @@ namespace vramlab {
 
 struct DecideArgs {
 	std::vector<std::string> corpus, live; // trace files or directories
-	std::vector<std::string> policies;     // the first must be lru (stock 6.12)
+	std::vector<std::string> policies;     // the first must be lru (stock, on any kernel)
+	// More baselines every policy is paired with (lru on a kernel: "6.14:lru"), run if missing
+	std::vector<std::string> baselines;
 	// A scoring network: adds the policy minmax+key:NAME, min-max + key order with the scores
 	// Mesa would send with these weights (recomputed from each trace by the score contract).
 	std::string weights;

@@ -56,6 +56,8 @@ struct SimArgs {
 	std::string json;
 	bool quiet = false;
 	std::string model = "thesis";
+	std::string kernel = "6.12"; // the kernel of policies named without one
+	std::string baselines;       // --ensemble: more baselines (decide's --baselines)
 	uint32_t window = 256;
 	KernelConfig mech; // the new mechanisms' parameters (add_mechanism_options())
 	uint32_t timeline = 0;
@@ -122,6 +124,16 @@ void run_kernel(const SimArgs &a)
 	k.policies = split(a.policies_given ? a.policies : "lru,minmax,key,minmax+key");
 	if (k.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
+	// --kernel: the kernel of every policy named without one ("6.14:" + "lru")
+	try {
+		const Stock stock = parse_stock(a.kernel);
+		if (stock != Stock::V6_12)
+			for (auto &p : k.policies)
+				if (p.empty() || p[0] < '0' || p[0] > '9')
+					p = a.kernel + ":" + p;
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError("--kernel", e.what());
+	}
 	for (auto &p : k.policies) {
 		try {
 			kernel_choice(p, 0); // the name and any @SIZE; the default is set below
@@ -156,6 +168,7 @@ void run_kernel(const SimArgs &a)
 		DecideArgs d;
 		d.corpus = a.inputs;
 		d.policies = k.policies;
+		d.baselines = split(a.baselines);
 		d.vram_mib = k.vram_mib;
 		d.ensemble = a.ensemble;
 		try {
@@ -188,6 +201,8 @@ void run(const SimArgs &a)
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	if (a.model == "kernel")
 		return run_kernel(a);
+	if (a.kernel != "6.12" || !a.baselines.empty())
+		throw CLI::ValidationError("--kernel/--baselines", "are for --model kernel");
 	if (a.ensemble_given)
 		throw CLI::ValidationError("--ensemble", "is for --model kernel");
 	if (!a.cost.empty())
@@ -332,7 +347,7 @@ void run(const SimArgs &a)
 void add_decide_command(CLI::App &app)
 {
 	static DecideArgs d;
-	static std::string policies = "lru,minmax,key,minmax+key", vram = "32,64,128,256",
+	static std::string policies = "lru,minmax,key,minmax+key", baselines, vram = "32,64,128,256",
 	                   live_vram = "8,12,16,32",
 	                   gtt = "1,2,4", pcie, threshold = "512K", on_destroyed = "skip", cost;
 	static std::vector<const CLI::Option *> cost_opts;
@@ -341,8 +356,11 @@ void add_decide_command(CLI::App &app)
 	c->add_option("--corpus", d.corpus, "trace files or directories (the shared corpus; its "
 	                                    "clean part is reported beside it)");
 	c->add_option("--live", d.live, "traces of real programs (traces/live)");
-	c->add_option("--policies", policies, "kernel policies; the first is the baseline, lru")
+	c->add_option("--policies", policies, "kernel policies, each NAME or KERNEL:NAME (6.12, "
+	                                      "6.14, 6.14+fix); the first is a baseline: lru")
 	    ->capture_default_str();
+	c->add_option("--baselines", baselines, "more baselines every policy is paired with: "
+	                                        "stock lru on another kernel (6.14:lru)");
 	c->add_option("--vram", vram, "VRAM sizes")->capture_default_str();
 	c->add_option("--live-vram", live_vram, "VRAM sizes for the live traces (the programs of "
 	                                        "the live corpus need far less than the games)")
@@ -379,6 +397,7 @@ void add_decide_command(CLI::App &app)
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
 		d.policies = split(policies);
+		d.baselines = split(baselines);
 		for (auto &p : d.policies) {
 			try {
 				ScoreSource scores;
@@ -438,6 +457,12 @@ void add_sim_command(CLI::App &app)
 	    ->each([](const std::string &) { a.policies_given = true; });
 	sim->add_option("--window", a.window, "kernel model: radeon.bo_score_window")
 	    ->capture_default_str();
+	sim->add_option("--kernel", a.kernel, "kernel model: the stock kernel of policies named "
+	                                      "without KERNEL: (6.12; 6.14 ends a submission "
+	                                      "without LRU moves; 6.14+fix with them restored)")
+	    ->capture_default_str();
+	sim->add_option("--baselines", a.baselines, "kernel model with --ensemble: more baselines "
+	                                            "(6.14:lru)");
 	add_mechanism_options(sim, a.mech);
 	sim->add_option("--cost", a.cost, "kernel model: a cost file (docs/cost-file.md) instead "
 	                                  "of the built-in costs (costs/default.json)")

@@ -106,7 +106,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 		t.cs += row.r.cs;
 	}
 	const std::string &base = a.policies[0];
-	std::fprintf(tab, "kernel model (Linux 6.12 + vramlab series): %zu traces, baseline %s, "
+	std::fprintf(tab, "kernel model (stock radeon + vramlab series; KERNEL:policy runs that "
+	            "kernel's submission path, else 6.12): %zu traces, baseline %s, "
 	            "topdown_threshold %u KiB, bo_score_window %u\n\n",
 	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window);
 	if (!a.costs.builtin())
@@ -157,6 +158,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 			r["trace"] = row.trace;
 			r["vram_mib"] = row.vram_mib;
 			r["policy"] = row.policy;
+			r["kernel"] = stock_name(choices[row.choice].stock);
 			r["skipped_events"] = row.skipped;
 			res.push_back(std::move(r));
 		}

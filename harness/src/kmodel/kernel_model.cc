@@ -208,6 +208,9 @@ public:
 	{
 		if (c.bo_score && c.bo_priority)
 			throw std::invalid_argument("bo_score and bo_priority exclude each other");
+		if (c.stock == Stock::V6_14 && (c.bo_score || c.bo_priority))
+			throw std::invalid_argument("key and priority order need the tail moves 6.14 "
+			                            "lost (Stock::V6_14_Fixed)");
 		if (c.window < 1 || c.window > 4096)
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
@@ -570,10 +573,14 @@ public:
 				head_.push_back(e);
 			}
 		}
+		// 6.12 validates the reserved list (duplicates went to their own list); 6.14's
+		// radeon_bo_list_validate() walks every entry, a BO named twice validated twice
+		const bool v614 = c_.stock != Stock::V6_12;
+		const std::vector<Entry> &val = v614 ? entries_ : head_;
 		const uint64_t threshold = move_threshold();
 		bytes_moved_ = 0;
 		bool kept = false;
-		for (const Entry &e : head_) {
+		for (const Entry &e : val) {
 			uint8_t domain = e.preferred;
 			const uint8_t m = bo_[e.id].mem;
 			const uint8_t current = m == MemVram ? DomainVram : m == MemGtt ? DomainGtt : DomainCpu;
@@ -584,9 +591,11 @@ public:
 				r_.threshold_bos++;
 			}
 			if (!validate(e.id, domain) && (domain == e.allowed || !validate(e.id, e.allowed))) {
-				// ttm_eu_backoff_reservation(): cannot happen with an unbounded GTT
-				for (const Entry &h : head_)
-					lru_tail(h.id);
+				// 6.12: ttm_eu_backoff_reservation() moves each to the tail; 6.14:
+				// drm_exec_fini() only unlocks (cannot happen with an unbounded GTT)
+				if (!v614)
+					for (const Entry &h : head_)
+						lru_tail(h.id);
 				cs_no_++;
 				r_.cs_rejected++;
 				return;
@@ -598,8 +607,6 @@ public:
 		// One pass: the scores (radeon_bo_list_note_scores()), where the GPU finds each BO,
 		// and the sort words for radeon_cs_parser_fini()'s list_sort() (smallest first,
 		// stable: (pages, position) words sort without allocating or touching a BO).
-		size_key_.clear();
-		bool sorted = true;
 		for (uint32_t i = 0; i < head_.size(); i++) {
 			Bo &b = bo_[head_[i].id];
 			b.cs_score = head_[i].score;
@@ -612,29 +619,41 @@ public:
 					r_.per_frame.back().gtt_access_bytes += b.pages * kPage;
 				}
 			}
-			size_key_.push_back(b.pages << 20 | i);
-			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
 		}
 		for (const Entry &e : dups_)
 			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
-		// then ttm_eu_fence_buffer_objects() moves each to the LRU tail in that order
+		// The tail moves: 6.12's ttm_eu_fence_buffer_objects() over the reserved list, the
+		// fix over 6.14's whole list (duplicates included), both after the list_sort();
+		// stock 6.14 none (drm_exec_fini() only unlocks)
+		if (c_.stock == Stock::V6_14) {
+			cs_no_++;
+			r_.cs++;
+			return;
+		}
+		std::vector<Entry> &moved = c_.stock == Stock::V6_14_Fixed ? entries_ : head_;
+		size_key_.clear();
+		bool sorted = true;
+		for (uint32_t i = 0; i < moved.size(); i++) {
+			size_key_.push_back(bo_[moved[i].id].pages << 20 | i);
+			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
+		}
 		if (!sorted) {
 			std::sort(size_key_.begin(), size_key_.end());
-			sort_tmp_.resize(head_.size());
-			for (size_t i = 0; i < head_.size(); i++)
-				sort_tmp_[i] = head_[size_key_[i] & 0xfffff];
-			head_.swap(sort_tmp_);
+			sort_tmp_.resize(moved.size());
+			for (size_t i = 0; i < moved.size(); i++)
+				sort_tmp_[i] = moved[size_key_[i] & 0xfffff];
+			moved.swap(sort_tmp_);
 		}
 		if (c_.bo_score) {
 			stamp_++;
 			order_.advance(stamp_);
-			for (const Entry &e : head_)
+			for (const Entry &e : moved)
 				bo_[e.id].evict_key = radeon_evict_key(stamp_, bo_[e.id].cs_score, c_.window);
 		}
 		if (c_.bo_priority)
-			for (const Entry &e : head_)
+			for (const Entry &e : moved)
 				bo_[e.id].priority = uint8_t(radeon_bo_priority(bo_[e.id].cs_score));
-		for (const Entry &e : head_)
+		for (const Entry &e : moved)
 			lru_tail(e.id);
 		cs_no_++; // reservations dropped
 		r_.cs++;

@@ -21,7 +21,24 @@ namespace vramlab {
 inline constexpr double kDefaultPcieGbps = 8.0, kDefaultVramGbps = 232.0,
                         kDefaultMoveLatencyUs = 20.0, kDefaultGttReadsPerUse = 1.0;
 
+// How a stock radeon submission ends, the one thing that changed radeon's eviction order between
+// 6.12 and today (docs/kernel-model.md, "Linux 6.12 and 6.14+"; kernel/notes/radeon-lru-since-6.14.md).
+enum class Stock : uint8_t {
+	// ttm_eu_fence_buffer_objects() moves every validated BO to the LRU tail, smallest first,
+	// and ttm_eu_backoff_reservation() every reserved one; a BO named twice is validated once
+	V6_12,
+	// drm_exec (e2b3f7c88cc1): drm_exec_fini() only unlocks, so no tail move at all (eviction
+	// order: least recently placed); every entry of the list is validated, duplicates too
+	V6_14,
+	// 6.14 with vramlab's fix: the validated list moved to the LRU tail, in its sorted order,
+	// before drm_exec_fini() (one move per entry: a duplicate moves again)
+	V6_14_Fixed,
+};
+const char *stock_name(Stock s);          // "6.12", "6.14", "6.14+fix"
+Stock parse_stock(const std::string &s); // std::invalid_argument, naming the known ones
+
 struct KernelConfig {
+	Stock stock = Stock::V6_12;     // the kernel the submission path is that of
 	uint64_t vram = 256ull << 20;   // bytes, like radeon.vramlimit (whole pages)
 	uint32_t topdown_kib = 0;       // radeon.topdown_threshold (0: off); the series boots 512
 	bool bo_score = false;          // radeon.bo_score: key-ordered eviction
@@ -155,9 +172,12 @@ const KernelPolicy &find_kernel_policy(const std::string &name); // std::invalid
 // A kernel-model policy name, with an optional "@SIZE" threshold for its min-max placement
 // ("minmax@256K"): the policy and the radeon.topdown_threshold it runs with (KiB).
 // std::invalid_argument for an unknown name or a threshold the kernel would refuse.
+// A "KERNEL:" prefix (6.12, 6.14, 6.14+fix: Stock) runs the policy on that kernel's submission
+// path ("6.14:lru" is stock 6.14, "6.14+fix:window" window eviction on the fixed 6.14).
 struct KernelChoice {
 	const KernelPolicy *policy;
 	uint32_t topdown_kib;
+	Stock stock = Stock::V6_12;
 };
 KernelChoice kernel_choice(const std::string &name, uint32_t default_kib);
 // The configuration `base` (VRAM, costs, the mechanisms' parameters) running choice k.

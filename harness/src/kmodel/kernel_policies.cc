@@ -48,8 +48,27 @@ const KernelPolicy &find_kernel_policy(const std::string &name)
 	throw std::invalid_argument("unknown kernel-model policy \"" + name + "\" (known: " + known + ")");
 }
 
+const char *stock_name(Stock s)
+{
+	switch (s) {
+	case Stock::V6_12: return "6.12";
+	case Stock::V6_14: return "6.14";
+	case Stock::V6_14_Fixed: return "6.14+fix";
+	}
+	return "?";
+}
+
+Stock parse_stock(const std::string &s)
+{
+	for (Stock k : {Stock::V6_12, Stock::V6_14, Stock::V6_14_Fixed})
+		if (s == stock_name(k))
+			return k;
+	throw std::invalid_argument("unknown kernel \"" + s + "\" (known: 6.12, 6.14, 6.14+fix)");
+}
+
 void apply_choice(const KernelChoice &k, KernelConfig &c)
 {
+	c.stock = k.stock;
 	c.topdown_kib = k.topdown_kib;
 	c.bo_score = k.policy->key;
 	c.bo_priority = k.policy->prio;
@@ -58,19 +77,33 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 	c.budget = k.policy->budget;
 }
 
-KernelChoice kernel_choice(const std::string &name, uint32_t default_kib)
+KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)
 {
+	// "KERNEL:NAME": a kernel's name starts with a digit, a policy's never does
+	Stock stock = Stock::V6_12;
+	std::string name = full;
+	if (const size_t colon = full.find(':'); colon != std::string::npos && !full.empty() &&
+	                                          full[0] >= '0' && full[0] <= '9') {
+		stock = parse_stock(full.substr(0, colon));
+		name = full.substr(colon + 1);
+	}
 	const PolicyName pn = split_policy_name(name);
 	const KernelPolicy &p = find_kernel_policy(pn.base);
+	// Key and priority order are set at the end of a submission, with the tail moves that
+	// 6.14 lost: the series needs the fix under it there
+	if (stock == Stock::V6_14 && p.scored())
+		throw std::invalid_argument("policy \"" + full + "\": eviction by key or priority "
+		                            "moves BOs at the end of a submission, which 6.14 no longer "
+		                            "does; run it on 6.14+fix");
 	if (!pn.threshold)
-		return {&p, p.topdown ? default_kib : 0};
+		return {&p, p.topdown ? default_kib : 0, stock};
 	if (!p.topdown)
 		throw std::invalid_argument("policy \"" + name + "\": a threshold needs min-max "
 		                            "placement (minmax@SIZE, minmax+key@SIZE)");
 	if (*pn.threshold == 0 || *pn.threshold % 1024 || *pn.threshold > (1ull << 30))
 		throw std::invalid_argument("policy \"" + name + "\": the threshold must be whole "
 		                            "KiB, 1 KiB to 1 GiB (radeon.topdown_threshold)");
-	return {&p, uint32_t(*pn.threshold / 1024)};
+	return {&p, uint32_t(*pn.threshold / 1024), stock};
 }
 
 } // namespace vramlab

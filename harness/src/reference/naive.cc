@@ -526,7 +526,8 @@ struct NaiveKernel {
 		}
 		bytes_moved = 0;
 		bool kept = false;
-		for (const E &e : head) {
+		// 6.14 validates every entry of the list, a BO named twice twice
+		for (const E &e : c.stock == Stock::V6_12 ? head : list) {
 			uint8_t d = e.pref;
 			const uint8_t cur = bo[e.id].mem == MemVram ? DomainVram : DomainGtt;
 			const bool over = c.budget ? bytes_moved >= thr : bytes_moved > thr;
@@ -552,21 +553,26 @@ struct NaiveKernel {
 				r.gtt_accesses++;
 				r.gtt_access_bytes += bo[e.id].pages * kPage;
 			}
-		std::stable_sort(head.begin(), head.end(),
+		// the tail moves: 6.12 over the reserved list, the fix over the whole list, stock
+		// 6.14 none; smallest first
+		std::vector<E> tail = c.stock == Stock::V6_14_Fixed ? list
+		                      : c.stock == Stock::V6_14     ? std::vector<E>{}
+		                                                    : head;
+		std::stable_sort(tail.begin(), tail.end(),
 		                 [&](const E &a, const E &b) { return bo[a.id].pages < bo[b.id].pages; });
+		for (const E &e : head)
+			bo[e.id].reserved = false;
 		if (c.bo_score) {
 			stamp++;
-			for (const E &e : head)
+			for (const E &e : tail)
 				bo[e.id].evict_key = radeon_evict_key(stamp, bo[e.id].cs_score, c.window);
 		}
 		if (c.bo_priority)
-			for (const E &e : head)
+			for (const E &e : tail)
 				bo[e.id].prio = radeon_bo_priority(bo[e.id].cs_score);
-		for (const E &e : head) {
+		for (const E &e : tail)
 			if (bo[e.id].mem == MemVram)
 				to_tail(e.id);
-			bo[e.id].reserved = false;
-		}
 		r.cs++;
 	}
 	KernelResult run()
