@@ -48,7 +48,7 @@ class DryRun(unittest.TestCase):
         # the diff shows the new command line, the old vramlimit replaced
         self.assertIn('+GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=256 '
                       'radeon.topdown_threshold=512 radeon.bo_score=1 radeon.evict_window=0 '
-                      'radeon.move_budget_mbps=0 radeon.move_budget_ms=200"', out)
+                      'radeon.move_budget_mbps=0 radeon.move_budget_ms=200 radeon.lab_cs_end=0"', out)
         self.assertIn('-GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=128"', out)
         with open(self.grub) as f:
             self.assertEqual(f.read(), self.grub_text)  # dry run: unchanged
@@ -120,14 +120,15 @@ class DryRun(unittest.TestCase):
         params = os.path.join(self.tmp.name, "params")
         os.mkdir(params)
         for p, v in (("vramlimit", "256"), ("topdown_threshold", "512"), ("bo_score", "1"),
-                     ("evict_window", "0"), ("move_budget_mbps", "0"), ("move_budget_ms", "200")):
+                     ("evict_window", "0"), ("move_budget_mbps", "0"), ("move_budget_ms", "200"),
+                     ("lab_cs_end", "0")):
             with open(os.path.join(params, p), "w") as f:
                 f.write(v + "\n")
         cmdline = os.path.join(self.tmp.name, "cmdline")
         with open(cmdline, "w") as f:
             f.write("BOOT_IMAGE=/vmlinuz root=/dev/sda1 radeon.vramlimit=256 "
                     "radeon.topdown_threshold=512 radeon.bo_score=1 radeon.evict_window=0 "
-                    "radeon.move_budget_mbps=0 radeon.move_budget_ms=200\n")
+                    "radeon.move_budget_mbps=0 radeon.move_budget_ms=200 radeon.lab_cs_end=0\n")
         rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "256",
                           "--proc-cmdline", cmdline, "--sys-params", params)
         self.assertEqual(rc, 0, err)
@@ -168,11 +169,18 @@ class Modes(unittest.TestCase):
         self.assertIn("radeon.evict_window=1024", words)
         words = self.cmdline("--mode", "stock")
         for w in ("radeon.topdown_threshold=0", "radeon.bo_score=0", "radeon.evict_window=0",
-                  "radeon.move_budget_mbps=0"):
+                  "radeon.move_budget_mbps=0", "radeon.lab_cs_end=0"):
             self.assertIn(w, words)
+        # the 6.14 A/B: stock 6.14's submission path against the fix (lab emulation)
+        for mode, end in (("6.14", "1"), ("6.14+fix", "2"), ("6.14:window", "1")):
+            words = self.cmdline("--mode", mode)
+            self.assertIn("radeon.lab_cs_end=" + end, words)
+            self.assertIn("radeon.bo_score=0", words)
+        self.assertIn("radeon.evict_window=1024", self.cmdline("--mode", "6.14+fix:window"))
 
     def test_out_of_range_parameters_are_refused_by_name(self):
         for opt, bad in (("--evict-window", "65537"), ("--move-budget-mbps", "-1"),
+                         ("--lab-cs-end", "3"), ("--lab-cs-end", "-1"),
                          ("--move-budget-ms", "0"), ("--move-budget-ms", "10001"),
                          ("--evict-window", "x")):
             rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
@@ -188,7 +196,7 @@ class Modes(unittest.TestCase):
         params = os.path.join(self.tmp.name, "params")
         os.mkdir(params)
         values = {"topdown_threshold": 0, "bo_score": 0, "evict_window": 1024,
-                  "move_budget_mbps": 0, "move_budget_ms": 200}
+                  "move_budget_mbps": 0, "move_budget_ms": 200, "lab_cs_end": 0}
         for p, v in values.items():
             with open(os.path.join(params, p), "w") as f:
                 f.write(f"{v}\n")
@@ -203,6 +211,11 @@ class Modes(unittest.TestCase):
             f.write("1000\n")
         rc, out, err = hw(*args)
         self.assertIn("the booted kernel's mode: window+budget", out)
+        for p, v in (("move_budget_mbps", 0), ("evict_window", 0), ("lab_cs_end", 1)):
+            with open(os.path.join(params, p), "w") as f:
+                f.write(f"{v}\n")
+        rc, out, err = hw(*args)
+        self.assertIn("TEST_RESULTS_NAME=vramlab-vramlimit-unknown-6.14 ", out)
         with open(os.path.join(params, "move_budget_mbps"), "w") as f:
             f.write("7\n")
         rc, out, err = hw(*args)

@@ -5,7 +5,8 @@
 //
 // After the cases of every trace x size x placement x order, a few with the kernel BOs of two
 // boards of the ensembles (kmodel/ensemble.h) pinned at the bottom of VRAM before the trace
-// starts, so that the kernel proves the model's KernelConfig::pinned too.
+// starts, so that the kernel proves the model's KernelConfig::pinned too. Last, the cases of
+// stock 6.14's submission path and of 6.14 with the fix (radeon.lab_cs_end, KernelConfig::stock).
 #include <algorithm>
 #include <cctype>
 #include <cinttypes>
@@ -126,7 +127,8 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 	     " * table pins those kernel BOs (bytes) in VRAM, in order, before its trace:\n"
 	     " * what a board variation of vramlab's ensembles pins, up to a quarter of\n"
 	     " * VRAM.  evict_window, move_budget_mbps and move_budget_ms are the\n"
-	     " * radeon parameters a case runs with (0: off).\n"
+	     " * radeon parameters a case runs with (0: off); cs_end the submission\n"
+	     " * path (radeon.lab_cs_end).\n"
 	     " */\n\n";
 	struct Case {
 		size_t trace;
@@ -137,8 +139,9 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		std::vector<uint64_t> pinned; // bytes, in pin order
 		unsigned variation = 0;       // the board they come from
 		uint32_t scan_max = 0, budget_mbps = 0, budget_ms = 0; // 0: off
+		Stock stock = Stock::V6_12;
 	};
-	std::vector<Case> cases, pinned_cases;
+	std::vector<Case> cases, pinned_cases, stock_cases;
 	std::vector<std::string> names;
 	std::vector<size_t> nbufs;
 	for (size_t ti = 0; ti < inputs.size(); ti++) {
@@ -234,6 +237,26 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 				cases.push_back({ti, c.vram, m.topdown, m.key, simulate_kernel(t, c), {}, 0,
 				                 m.scan_max, m.mbps, m.ms});
 			}
+		// 6.14's path (no tail moves, duplicates validated) and the fix, bottom-up and min-max
+		// at every size, and window eviction on 6.14, the kernel a user boots it on today
+		for (Stock k : {Stock::V6_14, Stock::V6_14_Fixed})
+			for (double f : {0.3, 0.5, 0.7})
+				for (uint32_t topdown : {0u, 512u}) {
+					KernelConfig c = config(f, topdown, false);
+					c.stock = k;
+					Case cs{ti, c.vram, topdown, false, simulate_kernel(t, c), {}, 0};
+					cs.stock = k;
+					stock_cases.push_back(std::move(cs));
+				}
+		for (Stock k : {Stock::V6_14, Stock::V6_14_Fixed})
+			for (double f : {0.3, 0.5}) {
+				KernelConfig c = config(f, 0, false);
+				c.stock = k;
+				c.scan = true;
+				Case cs{ti, c.vram, 0, false, simulate_kernel(t, c), {}, 0, c.scan_max};
+				cs.stock = k;
+				stock_cases.push_back(std::move(cs));
+			}
 		if (std::find(std::begin(kPinnedTraces), std::end(kPinnedTraces), name) ==
 		    std::end(kPinnedTraces))
 			continue;
@@ -271,11 +294,16 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 	}
 	h << "\nstatic const struct radeon_replay_case rr_cases[] = {\n";
 	cases.insert(cases.end(), pinned_cases.begin(), pinned_cases.end());
+	cases.insert(cases.end(), stock_cases.begin(), stock_cases.end());
 	for (const Case &c : cases) {
 		const KernelResult &r = c.r;
 		h << "\t{ " << c.trace << ", " << c.vram << ", " << c.topdown << ", "
 		  << (c.key ? "true" : "false") << ", 256, " << c.scan_max << ", " << c.budget_mbps
-		  << ", " << c.budget_ms << ", {\n\t\t{";
+		  << ", " << c.budget_ms << ", "
+		  << (c.stock == Stock::V6_12   ? "RADEON_CS_END_6_12"
+		      : c.stock == Stock::V6_14 ? "RADEON_CS_END_6_14"
+		                                : "RADEON_CS_END_6_14_FIXED")
+		  << ", {\n\t\t{";
 		for (int m = 0; m < 3; m++) {
 			const KernelCounters &k = r.mem[m];
 			h << (m ? ",\n\t\t " : "") << "{ " << k.evictions << ", " << k.evicted_bytes << ", "
@@ -298,8 +326,9 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 	f << h.str();
 	if (!f)
 		throw TraceError(out + ": cannot write");
-	std::fprintf(stderr, "%s: %zu traces, %zu cases (%zu with pinned kernel BOs)\n", out.c_str(),
-	             names.size(), cases.size(), pinned_cases.size());
+	std::fprintf(stderr, "%s: %zu traces, %zu cases (%zu with pinned kernel BOs, %zu on 6.14's "
+	                     "submission path)\n",
+	             out.c_str(), names.size(), cases.size(), pinned_cases.size(), stock_cases.size());
 }
 
 } // namespace vramlab
