@@ -82,6 +82,52 @@ expect_fail "threshold without min-max" 'policy "lru@1M": a threshold needs min-
 expect_fail "kernel threshold not whole KiB" 'whole KiB, 1 KiB to 1 GiB' \
 	"$bin" sim --model kernel --policies lru,minmax@1000 "$traces"
 expect_fail "timeline of 0" "--timeline" "$bin" sim --timeline 0 "$traces"
+# usage errors (exit 2) where a table would have printed a wrong number
+expect_usage() { # expect_usage "what" "pattern" cmd...: exit 2 and the pattern
+	local what=$1 pattern=$2 rc
+	shift 2
+	out=$("$@" 2>&1)
+	rc=$?
+	if [ $rc -ne 2 ]; then bad "$what: exit $rc, not 2: $out"; return; fi
+	if grep -q -- "$pattern" <<<"$out"; then ok; else bad "$what: no '$pattern' in: $out"; fi
+}
+k=("$bin" sim --model kernel)
+expect_usage "a size twice" '"64" is given twice' "${k[@]}" --vram 64,64 "$traces"
+expect_usage "a size twice, two spellings" '64 MiB is given twice' "${k[@]}" --vram 64,64M "$traces"
+expect_usage "a policy twice" '"lru" is given twice' "${k[@]}" --policies lru,lru,minmax "$traces"
+expect_usage "a policy twice (thesis)" '"lru" is given twice' "$bin" sim --policies lru,lru "$traces"
+expect_usage "a size past 1 TiB" 'more than 1 TiB' "${k[@]}" --vram 17592186044480 "$traces"
+expect_usage "no size" '--vram: is empty' "${k[@]}" --vram "" "$traces"
+expect_usage "negative PCIe" '--pcie-gbps: -8 is out of range' "${k[@]}" --pcie-gbps -8 "$traces"
+expect_usage "VRAM slower than PCIe" '--vram-gbps: is below' "${k[@]}" --vram-gbps 1 "$traces"
+expect_usage "decide: negative PCIe band" '--pcie-gbps -8 is out of range' \
+	"$bin" decide --corpus "$traces" --pcie-gbps 4,-8
+expect_usage "unknown kernel" 'unknown kernel "6.13" (known: 6.12, 6.14, 6.14+fix)' \
+	"${k[@]}" --kernel 6.13 "$traces"
+expect_usage "unknown kernel prefix" 'unknown kernel "7.0"' "${k[@]}" --policies lru,7.0:lru "$traces"
+expect_usage "key order on 6.14" 'run it on 6.14+fix' "${k[@]}" --policies lru,6.14:key "$traces"
+expect_usage "a baseline that is not stock" 'is not stock' \
+	"$bin" decide --corpus "$traces" --policies lru,window --baselines 6.14:window
+expect_usage "--kernel on the thesis model" 'are for --model kernel' "$bin" sim --kernel 6.14 "$traces"
+# 6.14 vs 6.12 and the fix in one ensemble: JSON version 2 names each row's baseline and kernel
+"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 64 --ensemble 2 --gtt-cost 1 --quiet \
+	--policies lru,6.14+fix:lru --baselines 6.14:lru --json "$work/d.json" >/dev/null 2>&1 ||
+	bad "decide with --baselines"
+base_check=$(/usr/bin/python3 - "$work/d.json" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = {(r["policy"], r["baseline"]): r for r in j["verdicts"]}
+ok = (j["version"] == 2 and set(rows) == {("6.14+fix:lru", "lru"), ("6.14:lru", "lru"),
+                                          ("lru", "6.14:lru"), ("6.14+fix:lru", "6.14:lru")}
+      and rows[("6.14+fix:lru", "lru")]["verdict"] == "neutral"
+      and rows[("6.14+fix:lru", "lru")]["kernel"] == "6.14+fix"
+      and rows[("lru", "6.14:lru")]["baseline_kernel"] == "6.14"
+      and [b["kernel"] for b in j["config"]["baselines"]] == ["6.12", "6.14"]
+      and {r["kernel"] for r in j["runs"]} == {"6.12", "6.14", "6.14+fix"})
+print("ok" if ok else "bad %s" % sorted(rows))
+PY
+)
+[ "$base_check" = ok ] && ok || bad "decide --baselines JSON: $base_check"
 expect_fail "bad weights" "w.txt: line 1: not a number" \
 	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
 expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace stats "$work/nope.bin"

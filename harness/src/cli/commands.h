@@ -38,5 +38,7 @@ void print_impossible(std::FILE *f, const std::vector<TraceLoad> &loads, OnImpos
 // (CLI::ValidationError naming it).
 CostFile resolve_costs(const std::string &file, const std::vector<const CLI::Option *> &cost_options,
                        double pcie_gbps, double vram_gbps, double move_latency_us);
+// A cost option in a cost file's bounds (cost_file.h), else a usage error naming it.
+void check_cost_option(double v, const CostBounds &b, const char *option);
 
 } // namespace vramlab

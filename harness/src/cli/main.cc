@@ -1,6 +1,8 @@
 // vramlab: trace tools and the VRAM simulator (README.md has the tour).
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
+#include <tuple>
 #include <cstring>
 #include <vector>
 #include <filesystem>
@@ -24,7 +26,10 @@ uint64_t parse_size(const std::string &s)
 uint64_t parse_vram_mib(const std::string &s)
 {
 	const bool plain = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-	const uint64_t bytes = plain ? parse_size(s) << 20 : parse_size(s);
+	const uint64_t n = parse_size(s);
+	if (plain && n > (1ull << 20)) // before the shift, which would wrap
+		throw CLI::ValidationError("--vram", "\"" + s + "\" is more than 1 TiB");
+	const uint64_t bytes = plain ? n << 20 : n;
 	if (bytes == 0 || bytes % (1 << 20))
 		throw CLI::ValidationError("--vram", "\"" + s + "\" is not a whole number of MiB "
 		                                     "(write 64, 64M or 1G)");
@@ -81,10 +86,29 @@ void print_impossible(std::FILE *f, const std::vector<TraceLoad> &loads, OnImpos
 		std::fprintf(f, " with %llu later events on them\n", (unsigned long long)events);
 }
 
+void check_cost_option(double v, const CostBounds &b, const char *option)
+{
+	if (!std::isfinite(v) || v < b.min || v > b.max) {
+		char range[96];
+		std::snprintf(range, sizeof range, "%g is out of range %g..%g %s", v, b.min, b.max, b.unit);
+		throw CLI::ValidationError(option, range);
+	}
+}
+
 CostFile resolve_costs(const std::string &file, const std::vector<const CLI::Option *> &cost_options,
                        double pcie_gbps, double vram_gbps, double move_latency_us)
 {
 	if (file.empty()) {
+		// the bounds a cost file has (cost_file.h), so the options cannot give negative times
+		for (auto [v, b, opt] : {std::tuple{pcie_gbps, kPcieBounds, "--pcie-gbps"},
+		                         std::tuple{vram_gbps, kVramBounds, "--vram-gbps"},
+		                         std::tuple{move_latency_us, kMoveLatencyBounds,
+		                                    "--move-latency-us"}})
+			check_cost_option(v, b, opt);
+		if (vram_gbps < pcie_gbps)
+			throw CLI::ValidationError("--vram-gbps", "is below --pcie-gbps (a GTT read is "
+			                                          "charged the difference: VRAM slower than "
+			                                          "the bus is not modelled)");
 		CostFile c = builtin_costs();
 		c.pcie_gbps = pcie_gbps;
 		c.vram_gbps = vram_gbps;

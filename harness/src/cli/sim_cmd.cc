@@ -1,4 +1,5 @@
 // vramlab sim: replay traces through simulated VRAM, print the thesis's Figure 20 table and more.
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -81,6 +82,33 @@ std::vector<std::string> split(const std::string &s)
 	return out;
 }
 
+// A list option's items: none twice (a table would add up the runs of a repeated one), and
+// at least one unless it may be empty.
+std::vector<std::string> split_list(const std::string &s, const char *option, bool may_be_empty = false)
+{
+	std::vector<std::string> out = split(s);
+	if (out.empty() && !may_be_empty)
+		throw CLI::ValidationError(option, "is empty");
+	for (size_t i = 0; i < out.size(); i++)
+		for (size_t j = 0; j < i; j++)
+			if (out[i] == out[j])
+				throw CLI::ValidationError(option, "\"" + out[i] + "\" is given twice");
+	return out;
+}
+
+// VRAM sizes: each once, by value ("64" and "64M" are one size)
+std::vector<uint64_t> vram_list(const std::string &s, const char *option)
+{
+	std::vector<uint64_t> out;
+	for (const std::string &v : split_list(s, option)) {
+		const uint64_t mib = parse_vram_mib(v);
+		if (std::find(out.begin(), out.end(), mib) != out.end())
+			throw CLI::ValidationError(option, std::to_string(mib) + " MiB is given twice");
+		out.push_back(mib);
+	}
+	return out;
+}
+
 struct Total {
 	uint64_t cost = 0, evictions = 0, evicted_bytes = 0, eviction_events = 0, entries = 0,
 	         frag_sum = 0, frag_samples = 0, declined = 0;
@@ -121,7 +149,8 @@ void run_kernel(const SimArgs &a)
 {
 	KernelSimArgs k;
 	k.inputs = a.inputs;
-	k.policies = split(a.policies_given ? a.policies : "lru,minmax,key,minmax+key");
+	k.policies = split_list(a.policies_given ? a.policies : "lru,minmax,key,minmax+key",
+	                        "--policies");
 	if (k.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
 	// --kernel: the kernel of every policy named without one ("6.14:" + "lru")
@@ -141,8 +170,7 @@ void run_kernel(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	for (auto &v : split(a.vram))
-		k.vram_mib.push_back(parse_vram_mib(v));
+	k.vram_mib = vram_list(a.vram, "--vram");
 	const uint64_t thr = parse_size(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
 		throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB "
@@ -168,7 +196,7 @@ void run_kernel(const SimArgs &a)
 		DecideArgs d;
 		d.corpus = a.inputs;
 		d.policies = k.policies;
-		d.baselines = split(a.baselines);
+		d.baselines = split_list(a.baselines, "--baselines", true);
 		d.vram_mib = k.vram_mib;
 		d.ensemble = a.ensemble;
 		try {
@@ -210,7 +238,7 @@ void run(const SimArgs &a)
 		                                     "thesis's cost units, sim/cost.h)");
 	RunSpec spec;
 	spec.traces = expand_traces(a.inputs);
-	spec.policies = split(a.policies);
+	spec.policies = split_list(a.policies, "--policies");
 	if (spec.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
 	for (auto &p : spec.policies) {
@@ -220,8 +248,7 @@ void run(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	for (auto &v : split(a.vram))
-		spec.vram_mib.push_back(parse_vram_mib(v));
+	spec.vram_mib = vram_list(a.vram, "--vram");
 	spec.config.threshold = parse_size(a.threshold);
 	spec.config.timeline_every = a.timeline;
 	Mlp mlp;
@@ -396,8 +423,8 @@ void add_decide_command(CLI::App &app)
 	c->callback([] {
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
-		d.policies = split(policies);
-		d.baselines = split(baselines);
+		d.policies = split_list(policies, "--policies");
+		d.baselines = split_list(baselines, "--baselines", true);
 		for (auto &p : d.policies) {
 			try {
 				ScoreSource scores;
@@ -406,12 +433,8 @@ void add_decide_command(CLI::App &app)
 				throw CLI::ValidationError("--policies", e.what());
 			}
 		}
-		d.vram_mib.clear();
-		for (auto &v : split(vram))
-			d.vram_mib.push_back(parse_vram_mib(v));
-		d.live_vram_mib.clear();
-		for (auto &v : split(live_vram))
-			d.live_vram_mib.push_back(parse_vram_mib(v));
+		d.vram_mib = vram_list(vram, "--vram");
+		d.live_vram_mib = vram_list(live_vram, "--live-vram");
 		const uint64_t thr = parse_size(threshold);
 		if (thr % 1024 || thr / 1024 > 1048576)
 			throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB");
@@ -428,6 +451,12 @@ void add_decide_command(CLI::App &app)
 			// without --pcie-gbps one band at the base's bandwidth
 			d.pcie_gbps = pcie.empty() ? std::vector<double>{d.config.pcie_gbps}
 			                           : parse_factors(pcie, "--pcie-gbps", 1000);
+			for (double g : d.pcie_gbps) {
+				check_cost_option(g, kPcieBounds, "--pcie-gbps");
+				if (g > d.config.vram_gbps)
+					throw CLI::ValidationError("--pcie-gbps", "a band is above the VRAM "
+					                                          "bandwidth");
+			}
 		} catch (const std::invalid_argument &e) {
 			throw CLI::ValidationError(e.what());
 		}
