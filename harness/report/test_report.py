@@ -48,7 +48,8 @@ class Report(unittest.TestCase):
                         os.path.join(SRC, "..", "traces", "nexuiz1.bin"), "--live",
                         os.path.join(SRC, "..", "traces", "live", "glsmoke-barts-6mib.vrl"),
                         "--vram", "4,32", "--live-vram", "4,32", "--ensemble", "3", "--gtt-cost", "1,4",
-                        "--json", cls.decide], check=True, capture_output=True)
+                        "--baselines", "6.14:lru", "--json", cls.decide],
+                       check=True, capture_output=True)
         log = os.path.join(cls.tmp, "train.json")
         subprocess.run([VRAMLAB, "train", os.path.join(SRC, "..", "traces", "nederland1.bin"),
                         "--vram", "2", "--population", "4", "--generations", "2", "-q", "-o",
@@ -130,9 +131,11 @@ class Report(unittest.TestCase):
         with open(self.decide) as f:
             j = json.load(f)
         rows = self.report["tables"]["decide"]
-        # groups x sizes x policies but lru: the thesis trace is clean, so clean = corpus
-        self.assertEqual(len(rows), 3 * 2 * 3)
-        for f in ("decide-corpus", "decide-clean", "decide-live", "decide-traces-live"):
+        # groups x sizes x baselines x the four other policies: the thesis trace is clean, so
+        # clean = corpus; the baselines stock 6.12 (lru) and stock 6.14 (6.14:lru)
+        self.assertEqual(len(rows), 3 * 2 * 2 * 4)
+        for f in ("decide-corpus", "decide-clean", "decide-live", "decide-traces-live",
+                  "decide-live-vs-6.14-lru", "decide-traces-corpus-vs-6.14-lru"):
             self.assertIn(f, self.report["figures"])
         runs = {(r["trace"], r["vram_mib"], r["policy"], r["variation"]): r for r in j["runs"]}
         cfg = j["config"]
@@ -151,7 +154,7 @@ class Report(unittest.TestCase):
                             band["gtt_factor"] * cfg.get("gtt_reads_per_use", 1) *
                             r["gtt_bytes"] * (1 / pcie - 1 / vram))
                 return tot
-            ratios = sorted(cost(row["policy"], v) / cost("lru", v)
+            ratios = sorted(cost(row["policy"], v) / cost(row["baseline"], v)
                             for v in range(cfg["ensemble"]))
             self.assertAlmostEqual(row[f"transfer_pct {band['label']}"], (ratios[1] - 1) * 100,
                                    places=3)

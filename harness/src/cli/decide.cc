@@ -64,6 +64,22 @@ Spread spread(const std::vector<double> &v)
 	        *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
 }
 
+// Whether some submission names a buffer twice (only then do 6.14 + fix and 6.12 differ).
+bool has_duplicate_relocs(const KernelTrace &t)
+{
+	std::vector<uint32_t> seen; // the last submission each id was named in, + 1
+	for (size_t c = 0; c < t.cs.size(); c++)
+		for (uint32_t i = 0; i < t.cs[c].n; i++) {
+			const uint32_t id = t.relocs[t.cs[c].first + i].id;
+			if (id >= seen.size())
+				seen.resize(size_t(id) + 1, 0);
+			if (seen[id] == c + 1)
+				return true;
+			seen[id] = uint32_t(c + 1);
+		}
+	return false;
+}
+
 double ratio(double x, double base) { return base > 0 ? x / base : x > 0 ? 2.0 : 1.0; }
 
 // Two choices that differ at most in the order scores give (without scores, key order and
@@ -226,9 +242,23 @@ void run_decide(const DecideArgs &a)
 			if (!m.scores && choices[p].policy->scored() && source[p] == ScoreSource::Trace)
 				for (size_t q = 0; q < P; q++)
 					if (!choices[q].policy->scored() && same_but_key(choices[q], choices[p]) &&
-					    source[q] == ScoreSource::Trace)
+					    source[q] == ScoreSource::Trace && choices[q].stock == choices[p].stock)
 						run_as[p] = q;
 		}
+		// 6.14 + fix is 6.12 on a trace that never names a BO twice in one submission (the
+		// lists are the same, and so are the tail moves: KernelModel.SixFourteenWithTheFix*):
+		// its runs are the 6.12 twin's, where the table has one
+		const bool dups = has_duplicate_relocs(kt);
+		for (size_t p = 0; p < P && !dups; p++)
+			if (choices[p].stock == Stock::V6_14_Fixed && run_as[p] == p)
+				for (size_t q = 0; q < P; q++)
+					if (choices[q].stock == Stock::V6_12 && choices[q].policy == choices[p].policy &&
+					    choices[q].topdown_kib == choices[p].topdown_kib &&
+					    source[q] == source[p] && run_as[q] == q)
+						run_as[p] = q;
+		for (size_t p = 0; p < P; p++) // a key policy's placement may itself be a twin's
+			while (run_as[run_as[p]] != run_as[p])
+				run_as[p] = run_as[run_as[p]];
 		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
 			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
