@@ -9,7 +9,7 @@
 #                 kernel model's per-trace gain, fragmentation over time and min-max thresholds
 #                 in both models (the thesis's Figures 7-16), with the training logs and
 #                 virtual-radeon runs when present
-#   make decide   the decision table: every kernel policy against stock 6.12 on the shared
+#   make decide   the decision table: every kernel policy against stock 6.12 and 6.14 on the shared
 #                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
 #                 six cost bands; table, JSON and an HTML page (harness/build/decide/)
 #                 (COST=FILE: with a cost file's costs, harness/docs/cost-file.md)
@@ -109,7 +109,11 @@ DECIDE_VRAM     ?= 32,64,128,256
 DECIDE_LIVE_VRAM ?= 8,12,16,32
 # The table of README.md, "Evict a window": DECIDE_POLICIES=lru,fit,window,budget,window+budget,\
 # minmax+window+budget,key:oracle,window+key:oracle,window+budget+key:oracle DECIDE_DESTROYED=repair
-DECIDE_POLICIES ?= lru,minmax,key,minmax+key
+# Two baselines (README.md, "On Linux 6.14 and later"): stock 6.12 (lru, the first policy) and
+# stock 6.14+ (DECIDE_BASELINES); 6.14:lru against lru is the regression itself, 6.14+fix:lru
+# the fix, and window eviction runs on the kernel a user boots it on.
+DECIDE_POLICIES ?= lru,minmax,key,minmax+key,6.14+fix:lru,window,6.14:window,6.14+fix:window
+DECIDE_BASELINES ?= 6.14:lru
 DECIDE_DESTROYED ?= skip
 # COST=FILE: the costs of a cost file (harness/docs/cost-file.md; measured on a card, or
 # harness/costs/default.json) instead of the built-in ones; the bands are then GTT charge x1,
@@ -119,7 +123,8 @@ DECIDE_COSTS = $(if $(COST),--cost $(COST),--pcie-gbps 4,8)
 decide: build
 	@mkdir -p $(DECIDE_DIR)
 	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
-		--live-vram $(DECIDE_LIVE_VRAM) --policies $(DECIDE_POLICIES) --on-destroyed $(DECIDE_DESTROYED) \
+		--live-vram $(DECIDE_LIVE_VRAM) --policies $(DECIDE_POLICIES) --baselines '$(DECIDE_BASELINES)' \
+		--on-destroyed $(DECIDE_DESTROYED) \
 		--ensemble $(DECIDE_ENSEMBLE) --gtt-cost 1,2,4 $(DECIDE_COSTS) \
 		--weights $(HARNESS)/weights/trained-kernel.txt --json $(DECIDE_DIR)/decide.json \
 		| tee $(DECIDE_DIR)/decide.txt

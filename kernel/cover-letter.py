@@ -123,12 +123,16 @@ def decide_verdicts(path):
     j = load_json(path)
     if "verdicts" not in j:
         die(f"{path}: no 'verdicts' (not vramlab decide --json output?)")
+    # the mailed series is for 6.12: its rows against stock 6.12 (version 2 also has 6.14's)
+    first = j.get("config", {}).get("policies", ["lru"])[0]
     v = [{k: r[k] for k in ("group", "vram_mib", "policy", "verdict",
                             "worst_band_median_change_pct", "worst_trace",
                             "worst_trace_median_change_pct")}
-         for r in j["verdicts"]]
+         for r in j["verdicts"] if r.get("baseline", first) == first]
     med = {}
     for r in j.get("summary", []):
+        if r.get("baseline", first) != first:
+            continue
         if r["band"]["gtt_factor"] == 1 and r["band"]["pcie_gbps"] == 8:
             med[f'{r["group"]}/{r["vram_mib"]}/{r["policy"]}'] = r["transfer_change_pct"]["median"]
     return {"verdicts": v, "median_x1": med, "replays": j.get("replays"),

@@ -44,6 +44,8 @@ def replay(vramlab, run, config):
         cmd[6:6] = ["--scan-max", str(scan)]
     if mbps:
         cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
+    if config.get("kernel", "6.12") != "6.12":  # VRADEON_LAB_CS_END: the same submission path
+        cmd[6:6] = ["--kernel", config["kernel"]]
     if config.get("cost_file"):  # VRADEON_COST: the replay charges the same costs
         cmd[6:6] = ["--cost", config["cost_file"]]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True)

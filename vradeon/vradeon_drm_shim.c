@@ -15,6 +15,8 @@
  *   VRADEON_EVICT_WINDOW=0           radeon.evict_window (window eviction: candidates; 0 = off)
  *   VRADEON_MOVE_BUDGET_MBPS=0       radeon.move_budget_mbps (time-based move budget; 0 = off)
  *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
+ *   VRADEON_LAB_CS_END=0             radeon.lab_cs_end (the submission path: 0 Linux 6.12's,
+ *                                    1 6.14+'s without LRU moves, 2 6.14+'s with the fix)
  *   VRADEON_KMS_MINOR=51             the KMS minor reported (50: no score chunk accepted)
  *   VRADEON_COUNTERS=FILE            the model's figures as JSON, at exit and on SIGUSR1
  *                                    ("%p" = the process id)
@@ -587,6 +589,7 @@ drm_shim_driver_init(void)
       .move_budget_mbps = debug_get_num_option("VRADEON_MOVE_BUDGET_MBPS", 0),
       .move_budget_ms = debug_get_num_option("VRADEON_MOVE_BUDGET_MS", 200),
       .cost_file = getenv("VRADEON_COST"),
+      .lab_cs_end = debug_get_num_option("VRADEON_LAB_CS_END", 0),
    };
    char err[512], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");

@@ -33,6 +33,9 @@ struct vramlab_kmodel_config {
     * NULL or "": the built-in costs (those of harness/costs/default.json). A file that cannot
     * be read or is invalid fails vramlab_kmodel_new() with "FILE: FIELD: what is wrong". */
    const char *cost_file;
+   /* radeon.lab_cs_end: the submission path, 0 = Linux 6.12's (LRU moves at the end of a
+    * submission), 1 = 6.14+'s (drm_exec: none), 2 = 6.14+'s with vramlab's fix */
+   uint32_t lab_cs_end;
 };
 
 struct vramlab_kmodel_reloc {

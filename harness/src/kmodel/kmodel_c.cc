@@ -86,7 +86,15 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 		                       "and move_budget_ms 1..10000");
 		return nullptr;
 	}
+	if (c->lab_cs_end > 2 || (c->lab_cs_end == 1 && c->bo_score)) {
+		set_err(err, err_size, c->lab_cs_end > 2 ? "lab_cs_end must be 0..2"
+		                                         : "bo_score needs the LRU moves 6.14 lost: "
+		                                           "lab_cs_end 0 or 2");
+		return nullptr;
+	}
 	KernelConfig k;
+	k.stock = c->lab_cs_end == 1 ? Stock::V6_14 : c->lab_cs_end == 2 ? Stock::V6_14_Fixed
+	                                                                 : Stock::V6_12;
 	k.vram = c->vram_bytes;
 	k.topdown_kib = c->topdown_kib;
 	k.bo_score = c->bo_score != 0;
@@ -228,6 +236,8 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		               {"evict_window", m->config.scan ? m->config.scan_max : 0},
 		               {"move_budget_mbps", m->config.budget ? m->config.budget_mbps : 0},
 		               {"move_budget_ms", m->config.budget_cap_ms},
+		               {"lab_cs_end", int(m->config.stock)},
+		               {"kernel", stock_name(m->config.stock)},
 		               {"cost_file", m->costs.builtin() ? nlohmann::json(nullptr)
 		                                                : nlohmann::json(m->costs.path)}};
 		j["costs"] = m->costs.json();
