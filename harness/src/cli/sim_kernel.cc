@@ -113,23 +113,26 @@ void run_kernel_sim(const KernelSimArgs &a)
 	if (!a.costs.builtin())
 		std::fprintf(tab, "%s\n\n", a.costs.describe().c_str());
 	print_impossible(tab, loads, a.replay.impossible);
-	std::fprintf(tab, "%6s  %-11s %10s %10s %10s %9s %10s %12s %9s\n", "VRAM", "policy", "evictions",
+	std::fprintf(tab, "%6s  %-11s %10s %10s %10s %9s %10s %12s %10s\n", "VRAM", "policy", "evictions",
 	            "MiB in", "MiB out", "thresh CS", "GTT uses", "transfer ms", "vs base");
 	for (uint64_t v : a.vram_mib) {
 		const KernelResult &b = tot[{v, base}];
 		for (auto &p : a.policies) {
 			const KernelResult &t = tot[{v, p}];
 			char vs[32] = "";
+			// one sign in every table of vramlab: the change of transfer time, + = worse
 			if (p != base && b.transfer_us > 0)
 				std::snprintf(vs, sizeof vs, "%+.2f%%",
-				              (b.transfer_us - t.transfer_us) / b.transfer_us * 100.0);
-			std::fprintf(tab, "%5lluM  %-11s %10llu %10.1f %10.1f %9llu %10llu %12.1f %9s\n",
+				              (t.transfer_us - b.transfer_us) / b.transfer_us * 100.0);
+			std::fprintf(tab, "%5lluM  %-11s %10llu %10.1f %10.1f %9llu %10llu %12.1f %10s\n",
 			            (unsigned long long)v, p.c_str(), (unsigned long long)t.evictions(),
 			            t.bytes_to_vram() / 1048576.0, t.bytes_from_vram() / 1048576.0,
 			            (unsigned long long)t.threshold_cs, (unsigned long long)t.gtt_accesses,
 			            t.transfer_us / 1000.0, vs);
 		}
 	}
+	std::fprintf(tab, "\nvs base: the change of modelled transfer time against %s, positive = "
+	                  "worse (slower)\n", base.c_str());
 	std::fflush(tab);
 	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
 	             replayed / 1e6, secs, replayed / 1e6 / secs, threads);
