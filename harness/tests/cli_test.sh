@@ -109,6 +109,9 @@ expect_usage "key order on 6.14" 'run it on 6.14+fix' "${k[@]}" --policies lru,6
 expect_usage "a baseline that is not stock" 'is not stock' \
 	"$bin" decide --corpus "$traces" --policies lru,window --baselines 6.14:window
 expect_usage "--kernel on the thesis model" 'are for --model kernel' "$bin" sim --kernel 6.14 "$traces"
+expect_usage "threads past 256" '--threads: Value 100000 not in range' "$bin" sim --threads 100000 "$traces"
+expect_fail "decide: an unwritable JSON before any replay" '/proc/x.json: cannot write' \
+	"$bin" decide --corpus "$traces" --json /proc/x.json
 # 6.14 vs 6.12 and the fix in one ensemble: JSON version 2 names each row's baseline and kernel
 "$bin" decide --corpus "$traces"/nexuiz1.bin --vram 64 --ensemble 2 --gtt-cost 1 --quiet \
 	--policies lru,6.14+fix:lru --baselines 6.14:lru --json "$work/d.json" >/dev/null 2>&1 ||

@@ -134,6 +134,14 @@ KernelChoice decide_choice(const std::string &name, uint32_t default_kib, ScoreS
 void run_decide(const DecideArgs &a)
 {
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
+	if (!a.json.empty() && a.json != "-") { // before the table, not after it
+		const std::string tmp = a.json + ".tmp";
+		std::ofstream probe(tmp);
+		if (!probe)
+			throw TraceError(a.json + ": cannot write (" + tmp + " cannot be created)");
+		probe.close();
+		std::remove(tmp.c_str());
+	}
 	if (a.ensemble < 1 || a.ensemble > kMaxEnsemble)
 		throw CLI::ValidationError("--ensemble", std::to_string(a.ensemble) + " is out of range 1.." +
 		                                            std::to_string(kMaxEnsemble) +

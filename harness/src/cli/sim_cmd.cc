@@ -417,7 +417,8 @@ void add_decide_command(CLI::App &app)
 	c->add_option("--weights", d.weights, "a scoring network: adds minmax+key:NAME, the "
 	                                       "scores Mesa would send with it")
 	    ->check(CLI::ExistingFile);
-	c->add_option("--threads", d.threads, "worker threads (default: all cores)");
+	c->add_option("--threads", d.threads, "worker threads, 1..256 (default: all cores)")
+	    ->check(CLI::Range(1u, 256u));
 	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
 	c->add_flag("--quiet", d.quiet, "no progress line");
 	c->callback([] {
@@ -518,7 +519,8 @@ void add_sim_command(CLI::App &app)
 	                "events) or exclude (leave such traces out)")
 	    ->check(CLI::IsMember({"keep", "skip", "exclude"}))
 	    ->capture_default_str();
-	sim->add_option("--threads", a.threads, "worker threads (default: all cores)");
+	sim->add_option("--threads", a.threads, "worker threads, 1..256 (default: all cores)")
+	    ->check(CLI::Range(1u, 256u));
 	sim->add_option("--json", a.json, "write every figure to this JSON file (- for stdout)");
 	sim->add_option("--timeline", a.timeline,
 	                "record holes and swapping every N operations into the JSON (the "
