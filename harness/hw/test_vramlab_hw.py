@@ -187,6 +187,14 @@ class Modes(unittest.TestCase):
                               "--grub", self.grub, opt, bad)
             self.assertEqual(rc, 2, (opt, bad))
             self.assertIn(opt, err)
+        for args in (("prepare", "--vramlimit", "-1"),
+                     ("prepare", "--vramlimit", "64", "--kernel-deb", "/nonexistent.deb"),
+                     ("calibrate", "--sizes", "abc"), ("calibrate", "--move-sizes", "1M,x"),
+                     ("calibrate", "--over", "-2")):
+            rc, out, err = hw("--dry-run", "--allow-no-radeon", *args, "--grub", self.grub) \
+                if args[0] == "prepare" else hw("--dry-run", "--allow-no-radeon", *args)
+            self.assertEqual(rc, 2, (args, err))
+            self.assertIn(args[-2], err)
         rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
                           "--grub", self.grub, "--mode", "lru")
         self.assertEqual(rc, 2)
