@@ -109,6 +109,9 @@ expect_usage "key order on 6.14" 'run it on 6.14+fix' "${k[@]}" --policies lru,6
 expect_usage "a baseline that is not stock" 'is not stock' \
 	"$bin" decide --corpus "$traces" --policies lru,window --baselines 6.14:window
 expect_usage "--kernel on the thesis model" 'are for --model kernel' "$bin" sim --kernel 6.14 "$traces"
+head -c 3000 "$traces"/nexuiz1.bin >"$work/cut3k.bin"
+expect_fail "convert: an input cut midway" 'truncated gzip stream' "$bin" trace convert "$work/cut3k.bin" "$work/cut3k.vrl"
+[ ! -e "$work/cut3k.vrl" ] && ok || bad "convert left a partial output"
 expect_usage "threads past 256" '--threads: Value 100000 not in range' "$bin" sim --threads 100000 "$traces"
 expect_fail "decide: an unwritable JSON before any replay" '/proc/x.json: cannot write' \
 	"$bin" decide --corpus "$traces" --json /proc/x.json

@@ -220,6 +220,16 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	loss.meta = target != Format::V2 && !info.meta.empty();
 	Event e;
 	uint64_t last_ms = 0, written = 0;
+	// an input that fails midway leaves no half-written output behind
+	struct RemoveOnError {
+		const std::string &path;
+		bool done = false;
+		~RemoveOnError()
+		{
+			if (!done)
+				std::remove(path.c_str());
+		}
+	} cleanup{out};
 	while (r->next(e)) {
 		if (target != Format::V2) {
 			if (e.type > EventType::Cpu) {
@@ -242,6 +252,7 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 		written++;
 	}
 	w->close();
+	cleanup.done = true;
 	if (skip)
 		loss.on_destroyed = skip->skipped();
 	std::fprintf(stderr, "%s -> %s (%s): %llu events written\n", in.c_str(), out.c_str(),
