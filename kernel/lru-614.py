@@ -24,7 +24,7 @@ import re
 import sys
 
 BEGIN, END = "<!-- lru-6.14:begin -->", "<!-- lru-6.14:end -->"
-BAND = "x1 8G"
+BAND = "gtt 1x, PCIe 8 GB/s"
 # (policy, baseline) pairs the text quotes, with their names there
 PAIRS = [("6.14:lru", "lru", "6.14 vs 6.12 (the regression)"),
          ("6.14+fix:lru", "6.14:lru", "the fix vs 6.14"),
@@ -45,6 +45,10 @@ def load(path):
             return json.load(f)
     except (OSError, ValueError) as e:
         die(f"{path}: {e}")
+
+
+def name(trace):
+    return re.sub(r"\.(bin|vrl)$", "", trace)
 
 
 def collect(a):
@@ -71,11 +75,13 @@ def collect(a):
                      "verdict": v["verdict"],
                      "worse5": sum(x["median"] > 5 for x in per),
                      "better5": sum(x["median"] < -5 for x in per),
-                     "worst": [per[-1]["trace"], per[-1]["median"]],
-                     "best": [per[0]["trace"], per[0]["median"]]})
+                     "worst": [name(per[-1]["trace"]), per[-1]["median"]],
+                     "best": [name(per[0]["trace"]), per[0]["median"]]})
     traces = {g: sum(1 for t in j["traces"] if (t["group"] == "live") == (g == "live")
                      and (g != "clean" or t["clean"])) for g in ("clean", "live")}
-    out = {"source": a.decide, "band": BAND, "ensemble": j["config"]["ensemble"],
+    out = {"policies": j["config"]["policies"], "baselines": bases,
+           "vram_mib": j["config"]["vram_mib"], "live_vram_mib": j["config"]["live_vram_mib"],
+           "replays": j.get("replays"), "band": BAND, "ensemble": j["config"]["ensemble"],
            "on_destroyed": j["config"]["on_destroyed"], "traces": traces,
            "bands": [b["label"] for b in j["config"]["bands"]], "rows": rows}
     with open(a.out, "w", encoding="utf-8") as f:
@@ -109,9 +115,9 @@ def readme_block(n):
                 cells.append(cell)
             lines.append(f"| {name} | " + " | ".join(cells) + " |")
         lines.append("")
-    lines.append(f"Transfer time, change against the baseline named (positive = worse), the "
-                 f"median over an ensemble of {n['ensemble']} boards in the band {n['band']} "
-                 f"(the model's GTT charge, PCIe 8 GB/s), then the verdict over all "
+    lines.append(f"Transfer time, change against the baseline named (positive = worse): the "
+                 f"median over an ensemble of {n['ensemble']} boards at the model's GTT charge "
+                 f"and PCIe 8 GB/s, then the verdict over all "
                  f"{len(n['bands'])} cost bands; for the regression also its quartiles, the "
                  f"traces whose own median is more than 5% worse / better, and the worst trace "
                  f"(`kernel/results/lru-6.14.json`, from `make decide DECIDE_DESTROYED="
@@ -125,7 +131,7 @@ def patch_block(n):
         return [rows[k] for k in sorted(rows) if k[0] == g and k[2:] == ("6.14:lru", "lru")]
     out = ["Measured with vramlab's model of radeon and TTM, which a KUnit replay of",
            "the same traces through 6.12's radeon and TTM code, with this kernel's",
-           "submission path emulated, matches counter for counter (256 cases, 96",
+           "submission path emulated, matches counter for counter (296 cases, 112",
            "of them on the drm_exec path with and without this fix): the change of",
            f"modelled transfer time without the fix, median of {n['ensemble']} board variations,",
            "GTT reads charged at PCIe 2.0 speed, positive = worse:", ""]
@@ -134,9 +140,10 @@ def patch_block(n):
         out.append(f"  {name}:")
         for r in reg(g):
             out.append(f"    {r['vram_mib']:>3} MiB VRAM  {pct(r['median']):>7}  "
-                       f"({r['worse5']} traces >5% worse, {r['better5']} better; "
+                       f"({r['worse5']} >5% worse, {r['better5']} better; "
                        f"worst {r['worst'][0]} {pct(r['worst'][1])})")
-    out += ["", "With the fix the model gives 6.12's figures again on every trace.",
+    out += ["", "In parentheses: the traces more than 5% worse or better on their own.",
+            "With the fix the model gives 6.12's figures again on every trace.",
             "No Radeon card has run this patch or this kernel here."]
     return "\n".join(out)
 
