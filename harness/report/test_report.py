@@ -91,6 +91,25 @@ class Report(unittest.TestCase):
         return next(r for r in self.report["tables"]["pts"]
                     if r["test"].startswith(test) and r["config"] == config)
 
+    def test_bad_inputs_are_one_line_and_leave_no_directory(self):
+        bad = os.path.join(self.tmp, "bad.json")
+        for body, want in (('{"schema": "vramlab-decide", "version": 2}', "no field 'config'"),
+                           ('{"schema": "vramlab-decide", "version": 3}', "version 3 is not"),
+                           ('{"schema": "vramlab-decide", "version": 2, "config": 7}',
+                            "wrong type")):
+            with open(bad, "w") as f:
+                f.write(body)
+            out = os.path.join(self.tmp, "never")
+            r = subprocess.run(["/usr/bin/python3", REPORT, "-o", out, "--decide", bad],
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertIn(want, r.stderr)
+            self.assertNotIn("Traceback", r.stderr)
+            self.assertFalse(os.path.exists(out), "an empty output directory was left")
+        r = subprocess.run(["/usr/bin/python3", REPORT, "-o", bad, "--decide", self.decide],
+                           capture_output=True, text=True)
+        self.assertIn("exists and is not a directory", r.stderr)
+
     def test_pts_statistics(self):
         b, s = self.row("OpenArena", "baseline"), self.row("OpenArena", "scoring")
         self.assertAlmostEqual(b["mean"], 60.0)
