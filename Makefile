@@ -26,6 +26,7 @@ FUZZ_BUILD := $(HARNESS)/build-fuzz
 VRAMLAB := $(BUILD)/vramlab
 FUZZ_SECONDS ?= 30
 POLICIES ?= lru,minmax,score,score-age,gdsf,belady
+DEMO_DECIDE_POLICIES ?= lru,6.14+fix:lru,window,6.14:window,6.14+fix:window
 # the thesis's Figures 7-16: its nine VRAM sizes, LRU and min-max at four thresholds
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
@@ -43,10 +44,18 @@ build: deps
 	cmake --build $(BUILD) -j $(JOBS)
 
 demo: build
+	@mkdir -p $(BUILD)/demo-decide
 	$(VRAMLAB) sim --policies $(POLICIES) --json $(BUILD)/demo.json traces/
 	/usr/bin/python3 $(HARNESS)/plots/plot_sim.py $(BUILD)/demo.json $(BUILD)/demo.png
 	$(VRAMLAB) sim --model kernel --vram 64,128,256,512 --json $(BUILD)/demo-kernel.json traces/
 	$(VRAMLAB) sim --model kernel --vram 6,32 --json $(BUILD)/demo-live.json traces/live/
+	@# The answer: stock 6.12 and stock 6.14+ against the fix and window eviction on both,
+	@# over ensembles and cost bands (the decision table on this repository's traces)
+	$(VRAMLAB) decide --corpus traces --live traces/live --vram 64,128 --live-vram 8,12,16 \
+		--policies $(DEMO_DECIDE_POLICIES) --baselines 6.14:lru --ensemble 4 --gtt-cost 1,2 \
+		--on-destroyed repair --quiet --json $(BUILD)/demo-decide/decide.json
+	$(VRAMLAB) report -o $(BUILD)/demo-decide --decide $(BUILD)/demo-decide/decide.json
+	@echo "demo: the verdict above; what to boot: README.md, 'On Linux 6.14 and later'"
 
 corpus: build
 	$(VRAMLAB) sim --policies lru,minmax,score,score-age,gdsf --json $(BUILD)/corpus.json \
