@@ -47,7 +47,7 @@ class DryRun(unittest.TestCase):
         self.assertEqual(pos, sorted(pos), cmds)
         # the diff shows the new command line, the old vramlimit replaced
         self.assertIn('+GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=256 '
-                      'radeon.topdown_threshold=512 radeon.bo_score=1 radeon.evict_window=0 '
+                      'radeon.topdown_threshold=0 radeon.bo_score=0 radeon.evict_window=0 '
                       'radeon.move_budget_mbps=0 radeon.move_budget_ms=200 radeon.lab_cs_end=0"', out)
         self.assertIn('-GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.vramlimit=128"', out)
         with open(self.grub) as f:
@@ -119,7 +119,7 @@ class DryRun(unittest.TestCase):
     def test_verify(self):
         params = os.path.join(self.tmp.name, "params")
         os.mkdir(params)
-        for p, v in (("vramlimit", "256"), ("topdown_threshold", "512"), ("bo_score", "1"),
+        for p, v in (("vramlimit", "256"), ("topdown_threshold", "0"), ("bo_score", "0"),
                      ("evict_window", "0"), ("move_budget_mbps", "0"), ("move_budget_ms", "200"),
                      ("lab_cs_end", "0")):
             with open(os.path.join(params, p), "w") as f:
@@ -127,19 +127,19 @@ class DryRun(unittest.TestCase):
         cmdline = os.path.join(self.tmp.name, "cmdline")
         with open(cmdline, "w") as f:
             f.write("BOOT_IMAGE=/vmlinuz root=/dev/sda1 radeon.vramlimit=256 "
-                    "radeon.topdown_threshold=512 radeon.bo_score=1 radeon.evict_window=0 "
+                    "radeon.topdown_threshold=0 radeon.bo_score=0 radeon.evict_window=0 "
                     "radeon.move_budget_mbps=0 radeon.move_budget_ms=200 radeon.lab_cs_end=0\n")
         rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "256",
                           "--proc-cmdline", cmdline, "--sys-params", params)
         self.assertEqual(rc, 0, err)
         self.assertIn("are as prepared", out)
         with open(os.path.join(params, "bo_score"), "w") as f:
-            f.write("0\n")
+            f.write("1\n")
         rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "128",
                           "--proc-cmdline", cmdline, "--sys-params", params)
         self.assertNotEqual(rc, 0)
         self.assertIn("radeon.vramlimit=256, want 128", err)
-        self.assertIn("bo_score: 0, want 1", err)
+        self.assertIn("bo_score: 1, want 0", err)
 
 
 class Modes(unittest.TestCase):
