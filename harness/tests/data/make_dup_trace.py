@@ -7,53 +7,20 @@ size (A, B, A), VRAM then GTT, GTT then a VRAM write, under pressure from buffer
 destroyed as it goes.  `vramlab trace convert duplicates.raw duplicates.vrl` compresses it.
 Mesa's winsys never names a buffer twice; this is what another client of the ioctl can do.
 """
+import os
 import sys
 
-VRAM, GTT = 1, 2
-out = bytearray()
-records = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace21 import GTT, VRAM, Trace  # noqa: E402
 
-
-def uleb(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7F | 0x80)
-        v >>= 7
-    b.append(v)
-    return b
-
-
-def rec(tag, *fields, dt=100):
-    global records
-    out.append(tag)
-    out.extend(uleb(dt))
-    for f in fields:
-        out.extend(f if isinstance(f, (bytes, bytearray)) else uleb(f))
-    records += 1
-
-
-nid = 0
-
-
-def create(size, domain=VRAM):
-    global nid
-    rec(0 | domain << 4, nid, size, 0)
-    nid += 1
-    return nid - 1
+t = Trace(b"application=duplicates\nsource=harness/tests/data/make_dup_trace.py\n")
+rec, create = t.rec, t.create
 
 
 def cs(relocs):
-    """relocs: (id, read, write, prio), no scores."""
-    body = bytearray()
-    for bid, rd, wd, prio in relocs:
-        body.extend(uleb(bid))
-        body.append(rd | wd << 3)
-        body.append(prio)
-    rec(8, 0, 0, len(relocs), body)
+    t.cs(relocs)  # no score chunk
 
 
-hdr = b"application=duplicates\nsource=harness/tests/data/make_dup_trace.py\n"
-out += b"vrltrace" + bytes([2, 1]) + len(hdr).to_bytes(4, "little") + hdr
 K = 1024
 a, b = create(256 * K), create(256 * K)
 c = create(512 * K)
@@ -72,7 +39,4 @@ for i in range(60):
         rec(3, fill.pop(0))
     if i % 10 == 9:
         rec(5)  # FRAME
-out.append(15)
-out.extend(uleb(0))
-out.extend(uleb(records))
-open(sys.argv[1] if len(sys.argv) > 1 else "duplicates.raw", "wb").write(out)
+t.write(sys.argv[1] if len(sys.argv) > 1 else "duplicates.raw")

@@ -6,61 +6,14 @@ in one CS with two scores, a CS naming a refused buffer and one with a CPU
 domain (both rejected), CPU maps, high relocation priorities, destroys under
 pressure.  `vramlab trace convert edge-cases.raw edge-cases.vrl` compresses it.
 """
+import os
 import sys
 
-VRAM, GTT, CPU = 1, 2, 4
-out = bytearray()
-records = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from trace21 import CPU, GTT, VRAM, Trace  # noqa: E402
 
-
-def uleb(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7F | 0x80)
-        v >>= 7
-    b.append(v)
-    return b
-
-
-def rec(tag, *fields, dt=100):
-    global records
-    out.append(tag)
-    out.extend(uleb(dt))
-    for f in fields:
-        out.extend(f if isinstance(f, (bytes, bytearray)) else uleb(f))
-    records += 1
-
-
-nid = 0
-
-
-def create(size, domain=VRAM):
-    global nid
-    rec(0 | domain << 4, nid, size, 0)
-    nid += 1
-    return nid - 1
-
-
-last = {}
-
-
-def cs(relocs, scores=None):
-    """relocs: (id, read, write, prio); scores: list or None."""
-    body = bytearray()
-    for i, (bid, rd, wd, prio) in enumerate(relocs):
-        s = None if scores is None else scores[i]
-        changed = s is not None and last.get(bid, 0xFFFFFFFF) != s
-        body.extend(uleb(bid))
-        body.append(rd | wd << 3 | (0x40 if changed else 0))
-        body.append(prio)
-        if changed:
-            body.extend(uleb(s))
-            last[bid] = s
-    rec(8, 0, 1 if scores is not None else 0, len(relocs), body)
-
-
-hdr = b"application=edge-cases\nsource=harness/tests/data/make_edge_trace.py\n"
-out += b"vrltrace" + bytes([2, 1]) + len(hdr).to_bytes(4, "little") + hdr
+t = Trace(b"application=edge-cases\nsource=harness/tests/data/make_edge_trace.py\n")
+rec, create, cs = t.rec, t.create, t.cs
 K, M = 1024, 1024 * 1024
 a = create(1 * M)
 zero = create(0)
@@ -94,7 +47,4 @@ for i in range(40):
         rec(3, vg)
         bufs.remove(vg)
 rec(5)  # FRAME
-out.append(15)
-out.extend(uleb(0))
-out.extend(uleb(records))
-open(sys.argv[1] if len(sys.argv) > 1 else "edge-cases.raw", "wb").write(out)
+t.write(sys.argv[1] if len(sys.argv) > 1 else "edge-cases.raw")
