@@ -115,6 +115,12 @@ expect_fail "convert: an input cut midway" 'truncated gzip stream' "$bin" trace 
 expect_usage "threads past 256" '--threads: Value 100000 not in range' "$bin" sim --threads 100000 "$traces"
 expect_fail "decide: an unwritable JSON before any replay" '/proc/x.json: cannot write' \
 	"$bin" decide --corpus "$traces" --json /proc/x.json
+expect_fail "sim: an unwritable JSON before any replay" '/proc/x.json: cannot write' \
+	"$bin" sim --model kernel --vram 64 --json /proc/x.json "$traces"
+expect_fail "thesis sim: an unwritable JSON" '/proc/x.json: cannot write' \
+	"$bin" sim --vram 64 --json /proc/x.json "$traces"
+"$bin" sim --model kernel --vram 64 --policies lru --json "$work/atomic.json" "$traces" >/dev/null 2>&1
+[ -s "$work/atomic.json" ] && [ ! -e "$work/atomic.json.tmp" ] && ok || bad "sim --json: not written whole"
 # 6.14 vs 6.12 and the fix in one ensemble: JSON version 2 names each row's baseline and kernel
 "$bin" decide --corpus "$traces"/nexuiz1.bin --vram 64 --ensemble 2 --gtt-cost 1 --quiet \
 	--policies lru,6.14+fix:lru --baselines 6.14:lru --json "$work/d.json" >/dev/null 2>&1 ||

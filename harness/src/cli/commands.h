@@ -2,6 +2,7 @@
 #pragma once
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -26,6 +27,11 @@ std::string default_weights_path(const std::string &name = "handset.txt");
 // `vramlab trace scores` (scores_cmd.cc), registered under `trace`.
 void add_trace_scores_command(CLI::App &trace);
 bool stdout_is_tty();
+// --json FILE: that FILE can be written, checked before any work (TraceError naming it); "-"
+// and "" are always fine. write_json() then writes it whole or not at all (a temporary file
+// renamed over it), or to stdout for "-".
+void check_json_path(const std::string &path);
+void write_json(const std::string &path, const nlohmann::json &j);
 // --on-impossible keep|skip|exclude (CLI11 has checked the word).
 OnImpossible parse_on_impossible(const std::string &s);
 const char *on_impossible_name(OnImpossible m);

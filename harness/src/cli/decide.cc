@@ -134,14 +134,7 @@ KernelChoice decide_choice(const std::string &name, uint32_t default_kib, ScoreS
 void run_decide(const DecideArgs &a)
 {
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
-	if (!a.json.empty() && a.json != "-") { // before the table, not after it
-		const std::string tmp = a.json + ".tmp";
-		std::ofstream probe(tmp);
-		if (!probe)
-			throw TraceError(a.json + ": cannot write (" + tmp + " cannot be created)");
-		probe.close();
-		std::remove(tmp.c_str());
-	}
+	check_json_path(a.json); // before the table, not after it
 	if (a.ensemble < 1 || a.ensemble > kMaxEnsemble)
 		throw CLI::ValidationError("--ensemble", std::to_string(a.ensemble) + " is out of range 1.." +
 		                                            std::to_string(kMaxEnsemble) +
@@ -638,19 +631,7 @@ void run_decide(const DecideArgs &a)
 	j["verdicts"] = std::move(verdicts);
 	j["seconds"] = secs;
 	j["replays"] = replays;
-	if (a.json == "-") {
-		std::printf("%s\n", j.dump(1).c_str());
-		return;
-	}
-	const std::string tmp = a.json + ".tmp";
-	{
-		std::ofstream f(tmp);
-		f << j.dump(1) << "\n";
-		if (!f)
-			throw TraceError(a.json + ": cannot write");
-	}
-	if (std::rename(tmp.c_str(), a.json.c_str()) != 0) // nothing written half
-		throw TraceError(a.json + ": cannot write");
+	write_json(a.json, j);
 }
 
 } // namespace vramlab

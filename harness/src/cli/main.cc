@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 #include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -52,6 +54,40 @@ std::string default_weights_path(const std::string &name)
 }
 
 bool stdout_is_tty() { return isatty(STDOUT_FILENO); }
+
+void check_json_path(const std::string &path)
+{
+	if (path.empty() || path == "-")
+		return;
+	const std::string tmp = path + ".tmp";
+	std::ofstream probe(tmp);
+	if (!probe)
+		throw TraceError(path + ": cannot write (" + tmp + " cannot be created)");
+	probe.close();
+	std::remove(tmp.c_str());
+}
+
+void write_json(const std::string &path, const nlohmann::json &j)
+{
+	if (path == "-") {
+		std::printf("%s\n", j.dump(1).c_str());
+		std::fflush(stdout);
+		return;
+	}
+	const std::string tmp = path + ".tmp";
+	{
+		std::ofstream f(tmp);
+		f << j.dump(1) << "\n";
+		if (!f) {
+			std::remove(tmp.c_str());
+			throw TraceError(path + ": cannot write");
+		}
+	}
+	if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+		std::remove(tmp.c_str());
+		throw TraceError(path + ": cannot write");
+	}
+}
 
 OnImpossible parse_on_impossible(const std::string &s)
 {

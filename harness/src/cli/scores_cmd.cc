@@ -83,6 +83,7 @@ void print_part(std::FILE *out, const ScoreCheckPart &p, const char *against, co
 
 void run(const ScoresArgs &a)
 {
+	check_json_path(a.json);
 	const std::string weights = a.weights.empty() ? default_weights_path("handset-calibrated.txt")
 	                                              : a.weights;
 	const Mlp m = Mlp::load(weights);
@@ -142,15 +143,7 @@ void run(const ScoresArgs &a)
 			s["untracked_relocations"] = c.untracked;
 			j["against_shim_log"] = s;
 		}
-		if (a.json == "-") {
-			std::printf("%s\n", j.dump(1).c_str());
-			std::fflush(stdout);
-		} else {
-			std::ofstream f(a.json);
-			f << j.dump(1) << "\n";
-			if (!f)
-				throw TraceError(a.json + ": cannot write");
-		}
+		write_json(a.json, j);
 	}
 	if (c.mismatches())
 		throw TraceError(a.trace + ": " + std::to_string(c.mismatches()) +

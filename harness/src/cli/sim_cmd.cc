@@ -225,6 +225,7 @@ void run_kernel(const SimArgs &a)
 
 void run(const SimArgs &a)
 {
+	check_json_path(a.json);
 	// with --json -, stdout is the JSON alone and the table goes to stderr
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	if (a.model == "kernel")
@@ -358,14 +359,7 @@ void run(const SimArgs &a)
 			                 {"excluded", l.excluded}});
 		j["seconds"] = out.seconds;
 		j["entries_replayed"] = out.replayed;
-		if (a.json == "-") {
-			std::printf("%s\n", j.dump(1).c_str());
-		} else {
-			std::ofstream f(a.json);
-			f << j.dump(1) << "\n";
-			if (!f)
-				throw TraceError(a.json + ": cannot write");
-		}
+		write_json(a.json, j);
 	}
 }
 

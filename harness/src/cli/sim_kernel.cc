@@ -22,6 +22,7 @@ namespace vramlab {
 
 void run_kernel_sim(const KernelSimArgs &a)
 {
+	check_json_path(a.json);
 	// with --json -, stdout is the JSON alone and the table goes to stderr
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	const auto traces = expand_traces(a.inputs);
@@ -173,14 +174,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 			              {"impossible_events_skipped", l.impossible_events},
 			              {"excluded", l.excluded}});
 		j["seconds"] = secs;
-		if (a.json == "-") {
-			std::printf("%s\n", j.dump(1).c_str());
-		} else {
-			std::ofstream f(a.json);
-			f << j.dump(1) << "\n";
-			if (!f)
-				throw TraceError(a.json + ": cannot write");
-		}
+		write_json(a.json, j);
 	}
 }
 
