@@ -112,6 +112,8 @@ expect_usage "--kernel on the thesis model" 'are for --model kernel' "$bin" sim 
 head -c 3000 "$traces"/nexuiz1.bin >"$work/cut3k.bin"
 expect_fail "convert: an input cut midway" 'truncated gzip stream' "$bin" trace convert "$work/cut3k.bin" "$work/cut3k.vrl"
 [ ! -e "$work/cut3k.vrl" ] && ok || bad "convert left a partial output"
+out=$("$bin" sim --model kernel --threads 200 --vram 64,128 --policies lru "$traces"/nexuiz1.bin 2>&1)
+grep -q "on 2 threads" <<<"$out" && ok || bad "threads not capped by the runs: $out"
 expect_usage "threads past 256" '--threads: Value 100000 not in range' "$bin" sim --threads 100000 "$traces"
 expect_fail "decide: an unwritable JSON before any replay" '/proc/x.json: cannot write' \
 	"$bin" decide --corpus "$traces" --json /proc/x.json

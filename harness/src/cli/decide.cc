@@ -212,8 +212,13 @@ void run_decide(const DecideArgs &a)
 	auto at = [&](size_t t, size_t s, size_t p, size_t v) { return ((t * S + s) * P + p) * V + v; };
 	std::vector<Fig> figs(T * S * P * V);
 	std::vector<TraceMeta> meta(T);
-	const unsigned threads =
-	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+	// no more threads than a trace's runs (the work that runs at once), nor in the summary
+	size_t most_runs = 1; // of one trace
+	for (const auto &in : inputs)
+		most_runs = std::max(most_runs, sizes_of(in.second).size() * P * V);
+	const unsigned threads = unsigned(std::min<size_t>(
+	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()),
+	        most_runs));
 	const bool progress = !a.quiet && isatty(STDERR_FILENO);
 	const auto t0 = std::chrono::steady_clock::now();
 	uint64_t replays = 0;

@@ -263,6 +263,10 @@ void run(const SimArgs &a)
 	}
 	spec.replay = replay_options(a);
 	spec.threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+	// a trace's runs are the work that runs at once: no more threads than that (nor in the
+	// speed line below)
+	spec.threads = unsigned(std::min<size_t>(
+	        spec.threads, std::max<size_t>(1, spec.policies.size() * spec.vram_mib.size())));
 	spec.progress = !a.quiet && isatty(STDERR_FILENO);
 #ifdef VRAMLAB_CHECK_INVARIANTS
 	spec.config.check_every = 100000;

@@ -40,7 +40,10 @@ void run_kernel_sim(const KernelSimArgs &a)
 	};
 	std::vector<Row> rows;
 	std::vector<TraceLoad> loads;
-	const unsigned threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
+	// no more threads than a trace's runs (what runs at once), nor in the speed line below
+	const unsigned threads = unsigned(std::min<size_t>(
+	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()),
+	        std::max<size_t>(1, a.vram_mib.size() * a.policies.size())));
 	const bool progress = !a.quiet && isatty(STDERR_FILENO);
 	auto t0 = std::chrono::steady_clock::now();
 	uint64_t replayed = 0;

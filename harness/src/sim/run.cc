@@ -122,7 +122,10 @@ RunOutput run_all(const RunSpec &spec)
 			std::vector<std::thread> pool;
 			std::exception_ptr werr;
 			std::mutex werr_mu;
-			for (unsigned w = 0; w < std::max(1u, spec.threads); w++)
+			// no more workers than runs of this trace (--threads may ask for far more)
+			const size_t workers = std::min<size_t>(std::max(1u, spec.threads),
+			                                        std::max<size_t>(per_trace, 1));
+			for (size_t w = 0; w < workers; w++)
 				pool.emplace_back([&] {
 					try {
 						worker();
