@@ -23,22 +23,19 @@ import argparse
 import json
 import os
 import re
-import sys
+
+import numbers_text  # kernel/numbers_text.py, beside this script
 
 BEGIN = "<!-- v3-numbers:begin -->"
 END = "<!-- v3-numbers:end -->"
 
 
 def die(msg):
-    sys.exit(f"cover-letter.py: {msg}")
+    numbers_text.die("cover-letter.py", msg)
 
 
 def load_json(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: {e}")
+    return numbers_text.load_json("cover-letter.py", path)
 
 
 # KUnit JSON (kunit.py --json): nested groups of test cases
@@ -297,14 +294,10 @@ def readme(a):
     if i < 0 or j < i:
         die(f"{a.readme}: no {BEGIN} ... {END} block")
     new = text[:i + len(BEGIN)] + "\n" + block + text[j:]
-    if a.check:
-        if new != text:
-            die(f"{a.readme}: the v3 numbers block is not what {a.numbers} gives; "
-                "run `make -C kernel numbers`")
-        print(f"{a.readme}: v3 numbers block up to date")
-        return
-    with open(a.readme, "w", encoding="utf-8") as fh:
-        fh.write(new)
+    numbers_text.write_or_check(
+        "cover-letter.py", a.readme, text, new, a.check, f"{a.readme}: v3 numbers block up to date",
+        f"{a.readme}: the v3 numbers block is not what {a.numbers} gives; "
+        "run `make -C kernel numbers`")
 
 
 def main():

@@ -21,7 +21,8 @@ Errors name the file and what is wrong; the exit status is 1.
 import argparse
 import json
 import re
-import sys
+
+import numbers_text  # kernel/numbers_text.py, beside this script
 
 BEGIN, END = "<!-- lru-6.14:begin -->", "<!-- lru-6.14:end -->"
 BAND = "gtt 1x, PCIe 8 GB/s"
@@ -35,16 +36,11 @@ PAIRS = [("6.14:lru", "lru", "6.14 vs 6.12 (the regression)"),
 
 
 def die(msg):
-    print(f"lru-614.py: {msg}", file=sys.stderr)
-    sys.exit(1)
+    numbers_text.die("lru-614.py", msg)
 
 
 def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError) as e:
-        die(f"{path}: {e}")
+    return numbers_text.load_json("lru-614.py", path)
 
 
 def name(trace):
@@ -158,21 +154,16 @@ def replace_between(text, start_re, end_re, body, path):
 
 def fill(a, which):
     n = load(a.numbers)
-    with open(a.file, encoding="utf-8") as f:
-        old = f.read()
+    old = numbers_text.read_text("lru-614.py", a.file)
     if which == "readme":
         new = replace_between(old, re.escape(BEGIN), re.escape(END), "\n" + readme_block(n) + "\n",
                               a.file)
     else:
         new = replace_between(old, r"\n\n(?=Measured |@MEASURED@)", r"\n\nFixes: ",
                               patch_block(n), a.file)
-    if a.check:
-        if new != old:
-            die(f"{a.file}: not up to date with {a.numbers} (run without --check)")
-        print(f"{a.file}: up to date with {a.numbers}")
-    elif new != old:
-        with open(a.file, "w", encoding="utf-8") as f:
-            f.write(new)
+    numbers_text.write_or_check("lru-614.py", a.file, old, new, a.check,
+                                f"{a.file}: up to date with {a.numbers}",
+                                f"{a.file}: not up to date with {a.numbers} (run without --check)")
 
 
 def main():

@@ -209,8 +209,8 @@ public:
 		if (c.bo_score && c.bo_priority)
 			throw std::invalid_argument("bo_score and bo_priority exclude each other");
 		if (c.stock == Stock::V6_14 && (c.bo_score || c.bo_priority))
-			throw std::invalid_argument("key and priority order need the tail moves 6.14 "
-			                            "lost (Stock::V6_14_Fixed)");
+			throw std::invalid_argument("bo_score needs the LRU moves 6.14 lost: "
+			                            "lab_cs_end 0 or 2 (Stock::V6_12 or V6_14_Fixed)");
 		if (c.window < 1 || c.window > 4096)
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
@@ -604,9 +604,7 @@ public:
 		r_.threshold_cs += kept;
 		if (c_.budget) // ttm_move_budget_debit(): every byte this submission moved
 			budget_us_ -= int64_t(bytes_moved_ / c_.budget_mbps);
-		// One pass: the scores (radeon_bo_list_note_scores()), where the GPU finds each BO,
-		// and the sort words for radeon_cs_parser_fini()'s list_sort() (smallest first,
-		// stable: (pages, position) words sort without allocating or touching a BO).
+		// One pass: the scores (radeon_bo_list_note_scores()) and where the GPU finds each BO
 		for (uint32_t i = 0; i < head_.size(); i++) {
 			Bo &b = bo_[head_[i].id];
 			b.cs_score = head_[i].score;
@@ -623,14 +621,20 @@ public:
 		for (const Entry &e : dups_)
 			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
 		// The tail moves: 6.12's ttm_eu_fence_buffer_objects() over the reserved list, the
-		// fix over 6.14's whole list (duplicates included), both after the list_sort();
-		// stock 6.14 none (drm_exec_fini() only unlocks)
-		if (c_.stock == Stock::V6_14) {
-			cs_no_++;
-			r_.cs++;
-			return;
-		}
-		std::vector<Entry> &moved = c_.stock == Stock::V6_14_Fixed ? entries_ : head_;
+		// fix over 6.14's whole list (duplicates included); stock 6.14 none (drm_exec_fini()
+		// only unlocks)
+		if (c_.stock != Stock::V6_14)
+			tail_moves(c_.stock == Stock::V6_14_Fixed ? entries_ : head_);
+		cs_no_++; // reservations dropped
+		r_.cs++;
+	}
+
+private:
+	// radeon_cs_parser_fini()'s list_sort() (smallest first, stable: (pages, position) words
+	// sort without allocating or touching a BO), then each BO's key or priority and its move
+	// to the LRU tail in that order
+	void tail_moves(std::vector<Entry> &moved)
+	{
 		size_key_.clear();
 		bool sorted = true;
 		for (uint32_t i = 0; i < moved.size(); i++) {
@@ -655,11 +659,8 @@ public:
 				bo_[e.id].priority = uint8_t(radeon_bo_priority(bo_[e.id].cs_score));
 		for (const Entry &e : moved)
 			lru_tail(e.id);
-		cs_no_++; // reservations dropped
-		r_.cs++;
 	}
 
-private:
 	// The bytes this submission may move before BOs stay where they are. Radeon's
 	// radeon_bo_get_threshold_for_moves(): a quarter of the free half of VRAM, at least 1 MiB.
 	// The time-based budget (ttm_move_budget_threshold()): time since the last submission

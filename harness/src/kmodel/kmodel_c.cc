@@ -86,15 +86,14 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 		                       "and move_budget_ms 1..10000");
 		return nullptr;
 	}
-	if (c->lab_cs_end > 2 || (c->lab_cs_end == 1 && c->bo_score)) {
-		set_err(err, err_size, c->lab_cs_end > 2 ? "lab_cs_end must be 0..2"
-		                                         : "bo_score needs the LRU moves 6.14 lost: "
-		                                           "lab_cs_end 0 or 2");
+	if (c->lab_cs_end > 2) {
+		set_err(err, err_size, "lab_cs_end must be 0..2");
 		return nullptr;
 	}
+	// radeon.lab_cs_end's values are Stock's (bo_score with 6.14 is refused by the model)
+	static_assert(int(Stock::V6_12) == 0 && int(Stock::V6_14) == 1 && int(Stock::V6_14_Fixed) == 2);
 	KernelConfig k;
-	k.stock = c->lab_cs_end == 1 ? Stock::V6_14 : c->lab_cs_end == 2 ? Stock::V6_14_Fixed
-	                                                                 : Stock::V6_12;
+	k.stock = Stock(c->lab_cs_end);
 	k.vram = c->vram_bytes;
 	k.topdown_kib = c->topdown_kib;
 	k.bo_score = c->bo_score != 0;
