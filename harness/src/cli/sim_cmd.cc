@@ -158,7 +158,7 @@ void run_kernel(const SimArgs &a)
 		const Stock stock = parse_stock(a.kernel);
 		if (stock != Stock::V6_12)
 			for (auto &p : k.policies)
-				if (p.empty() || p[0] < '0' || p[0] > '9')
+				if (!has_kernel_prefix(p))
 					p = a.kernel + ":" + p;
 	} catch (const std::invalid_argument &e) {
 		throw CLI::ValidationError("--kernel", e.what());

@@ -36,6 +36,12 @@ enum class Stock : uint8_t {
 };
 const char *stock_name(Stock s);          // "6.12", "6.14", "6.14+fix"
 Stock parse_stock(const std::string &s); // std::invalid_argument, naming the known ones
+// Whether a policy name starts with "KERNEL:" (a kernel's name starts with a digit, a
+// policy's never does)
+inline bool has_kernel_prefix(const std::string &name)
+{
+	return !name.empty() && name[0] >= '0' && name[0] <= '9' && name.find(':') != std::string::npos;
+}
 
 struct KernelConfig {
 	Stock stock = Stock::V6_12;     // the kernel the submission path is that of

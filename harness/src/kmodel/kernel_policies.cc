@@ -79,11 +79,10 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 
 KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)
 {
-	// "KERNEL:NAME": a kernel's name starts with a digit, a policy's never does
 	Stock stock = Stock::V6_12;
 	std::string name = full;
-	if (const size_t colon = full.find(':'); colon != std::string::npos && !full.empty() &&
-	                                          full[0] >= '0' && full[0] <= '9') {
+	if (has_kernel_prefix(full)) {
+		const size_t colon = full.find(':');
 		stock = parse_stock(full.substr(0, colon));
 		name = full.substr(colon + 1);
 	}
