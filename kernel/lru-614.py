@@ -11,10 +11,13 @@ usage:
       the text quotes: per group and size, 6.14 against 6.12 (the regression), the fix and
       window eviction against both kernels; the band "x1 8G" (the model's GTT charge, PCIe
       8 GB/s) and the verdict over every band.
-  lru-614.py readme README.md NUMBERS.json [--check]
+  lru-614.py readme FILE.md NUMBERS.json [--check]
+  lru-614.py front README.md NUMBERS.json [--check]
   lru-614.py patch PATCH NUMBERS.json [--check]
       Write (or, with --check, compare) the block between <!-- lru-6.14:begin --> and
-      <!-- lru-6.14:end --> of README.md, or between "Measured" and the Fixes: tag of PATCH.
+      <!-- lru-6.14:end --> of FILE.md (docs/linux-6.14.md: every row), the front page's
+      "what to boot" table between <!-- boot:begin --> and <!-- boot:end --> of README.md,
+      or the text between "Measured" and the Fixes: tag of PATCH.
 
 Errors name the file and what is wrong; the exit status is 1.
 """
@@ -25,6 +28,7 @@ import re
 import numbers_text  # kernel/numbers_text.py, beside this script
 
 BEGIN, END = "<!-- lru-6.14:begin -->", "<!-- lru-6.14:end -->"
+FRONT_BEGIN, FRONT_END = "<!-- boot:begin -->", "<!-- boot:end -->"
 BAND = "gtt 1x, PCIe 8 GB/s"
 # (policy, baseline) pairs the text quotes, with their names there
 PAIRS = [("6.14:lru", "lru", "6.14 vs 6.12 (the regression)"),
@@ -121,6 +125,54 @@ def readme_block(n):
     return "\n".join(lines)
 
 
+# The front page's answer: (kernel you run, what to boot, policy, baseline); None = the
+# reference row.
+BOOT = [("6.12 LTS", "nothing (stock: LRU order)", None, None),
+        ("6.12 LTS", "`radeon.evict_window=1024` (window eviction, opt-in)", "window", "lru"),
+        ("6.14 or later", "nothing (stock: least recently placed)", "6.14:lru", "lru"),
+        ("6.14 or later", "**the one-line fix** (`patches/drm-misc-next/`)", "6.14+fix:lru", "6.14:lru"),
+        ("6.14 or later", "the fix + `radeon.evict_window=1024`", "6.14+fix:window", "6.14:lru"),
+        ("6.14 or later", "`radeon.evict_window=1024` without the fix", "6.14:window", "6.14:lru")]
+
+
+def span(rows):
+    """min..max of the medians and how many sizes each verdict had."""
+    if not rows:
+        die("numbers: no rows for a front-page cell")
+    lo, hi = min(r["median"] for r in rows), max(r["median"] for r in rows)
+    counts = {}
+    for r in rows:
+        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
+    order = ["robust win", "mixed", "neutral", "loss"]
+    verd = ", ".join(f"{counts[v]} {v}" for v in order if v in counts)
+    return f"{pct(lo)} to {pct(hi)}; {verd}" if lo != hi else f"{pct(lo)}; {verd}"
+
+
+def front_block(n):
+    rows = n["rows"]
+    sizes = {g: sorted({r["vram_mib"] for r in rows if r["group"] == g}) for g in ("clean", "live")}
+    def cell(g, pol, base):
+        if pol is None:
+            return "the reference"
+        return span([r for r in rows if r["group"] == g and r["policy"] == pol
+                     and r["baseline"] == base])
+    lines = ["| you run | boot | against | "
+             f"{n['traces']['clean']} clean game traces, {sizes['clean'][0]}-{sizes['clean'][-1]} MiB | "
+             f"{n['traces']['live']} live programs, {sizes['live'][0]}-{sizes['live'][-1]} MiB |",
+             "|---|---|---|---|---|"]
+    for kern, boot, pol, base in BOOT:
+        against = {None: "", "lru": "stock 6.12", "6.14:lru": "stock 6.14"}[base]
+        lines.append(f"| {kern} | {boot} | {against} | {cell('clean', pol, base)} | "
+                     f"{cell('live', pol, base)} |")
+    lines += ["", f"Modelled transfer time (time moving buffers plus GPU reads from GTT), change "
+              f"against the kernel named, **negative = better**: the range of the medians over "
+              f"the VRAM sizes (ensembles of {n['ensemble']} boards, GTT reads at PCIe speed), then "
+              f"how many sizes had each verdict over all {len(n['bands'])} cost bands. From "
+              f"`kernel/results/lru-6.14.json` (`make -C kernel lru-numbers`); every row by size: "
+              f"`docs/linux-6.14.md`."]
+    return "\n".join(lines)
+
+
 def patch_block(n):
     rows = {(r["group"], r["vram_mib"], r["policy"], r["baseline"]): r for r in n["rows"]}
     def reg(g):
@@ -158,6 +210,9 @@ def fill(a, which):
     if which == "readme":
         new = replace_between(old, re.escape(BEGIN), re.escape(END), "\n" + readme_block(n) + "\n",
                               a.file)
+    elif which == "front":
+        new = replace_between(old, re.escape(FRONT_BEGIN), re.escape(FRONT_END),
+                              "\n" + front_block(n) + "\n", a.file)
     else:
         new = replace_between(old, r"\n\n(?=Measured |@MEASURED@)", r"\n\nFixes: ",
                               patch_block(n), a.file)
@@ -172,7 +227,7 @@ def main():
     p = sub.add_parser("collect")
     p.add_argument("decide")
     p.add_argument("out")
-    for cmd in ("readme", "patch"):
+    for cmd in ("readme", "front", "patch"):
         p = sub.add_parser(cmd)
         p.add_argument("file")
         p.add_argument("numbers")

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -294,4 +295,86 @@ TEST(KmodelC, ABadCostFileIsRefusedNamingTheField)
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_EQ(std::string(err), missing + ": cannot read the cost file");
 	std::remove(bad.c_str());
+}
+
+// What the virtual radeon can send, at random: creates in any domain bits with VRAM or GTT
+// among them (radeon's initial_domain as the shim maps it; it refuses the others), sizes from one page to more than
+// VRAM, relocations with read or write domains alone or both, duplicates, priorities, CPU
+// maps, destroys and frames; a handle only for a buffer whose create succeeded and that is
+// not destroyed (the shim has no other). Recorded, read back and replayed by the simulator,
+// every run must give the live figures and placement digest, or fail to load with an error
+// (never a silent difference).
+TEST(KmodelC, RandomProgramsReplayToTheLiveFigures)
+{
+	const std::string path = testing::TempDir() + "kmodel_c_random.vrl";
+	uint32_t compared = 0;
+	for (uint32_t seed = 1; seed <= 60; seed++) {
+		std::mt19937 rng(seed);
+		auto pick = [&](uint32_t n) { return uint32_t(rng() % n); };
+		const uint32_t end = seed % 3;
+		const vramlab_kmodel_config cc = {uint64_t(1 + pick(4)) << 20, 0, 0, 256, 0, 0, 0, nullptr, end};
+		std::remove(path.c_str());
+		char err[256];
+		vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
+		ASSERT_NE(m, nullptr) << err;
+		ASSERT_EQ(vramlab_kmodel_record(m, path.c_str(), "source=kmodel_c", err, sizeof(err)), 0) << err;
+		std::vector<uint32_t> live; // ids with a handle
+		uint32_t next = 0;
+		for (int op = 0; op < 400; op++) {
+			const uint32_t k = pick(100);
+			if (k < 20 || live.empty()) {
+				const uint64_t pages = pick(4) ? 1 + pick(64) : 1 + pick(1200);
+				static const uint8_t doms[] = {1, 2, 3, 5, 6, 7};
+				const uint8_t dom = pick(4) ? uint8_t(1 + pick(3)) : doms[pick(6)];
+				if (vramlab_kmodel_create(m, next, pages * 4096, dom) == 0)
+					live.push_back(next);
+				next++;
+			} else if (k < 80) {
+				std::vector<vramlab_kmodel_reloc> r(1 + pick(6));
+				for (auto &x : r) {
+					x.id = live[pick(uint32_t(live.size()))];
+					x.read_domains = pick(3) ? uint8_t(1 + pick(3)) : 0;
+					x.write_domain = pick(2) ? uint8_t(1 + pick(2)) : 0;
+					if (!x.read_domains && !x.write_domain)
+						x.write_domain = 1;
+					x.prio = uint8_t(pick(16));
+					x.score = VRAMLAB_KMODEL_SCORE_NEUTRAL;
+				}
+				vramlab_kmodel_submit(m, r.data(), uint32_t(r.size()), 0);
+			} else if (k < 88) {
+				vramlab_kmodel_cpu_map(m, live[pick(uint32_t(live.size()))]);
+			} else if (k < 96) {
+				const uint32_t i = pick(uint32_t(live.size()));
+				vramlab_kmodel_destroy(m, live[i]);
+				live.erase(live.begin() + i);
+			} else {
+				vramlab_kmodel_frame(m, 10.0);
+			}
+		}
+		const std::string json = path + ".json";
+		ASSERT_EQ(vramlab_kmodel_write_json(m, json.c_str(), err, sizeof(err)), 0) << err;
+		vramlab_kmodel_free(m);
+		std::ifstream in(json);
+		const nlohmann::json want = nlohmann::json::parse(in);
+		SCOPED_TRACE("seed " + std::to_string(seed));
+		KernelTrace back;
+		try {
+			back = load_kernel_trace(path);
+		} catch (const std::exception &e) {
+			ADD_FAILURE() << "the live run's trace does not load: " << e.what();
+			continue;
+		}
+		KernelConfig c;
+		c.stock = Stock(end);
+		c.vram = cc.vram_bytes;
+		const nlohmann::json got = kernel_result_json(simulate_kernel(back, c));
+		for (const char *key : {"evictions", "evicted_bytes", "bytes_to_vram", "bytes_from_vram",
+		                        "cs", "cs_rejected", "creates", "creates_refused", "cpu_maps",
+		                        "destroys", "frames", "gtt_accesses", "threshold_cs", "digest"})
+			EXPECT_EQ(got.at(key), want.at(key)) << key;
+		compared++;
+		std::remove(json.c_str());
+	}
+	std::remove(path.c_str());
+	EXPECT_EQ(compared, 60u);
 }

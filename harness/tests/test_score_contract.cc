@@ -460,6 +460,109 @@ TEST(ScoreContract, AHighPriorityUseIsSeenByTheRefreshItTriggers)
 	}
 }
 
+// A kernel-view trace (the DRM shim's, header source=vradeon): one CREATE per GEM object, the
+// winsys's fence last in every CS with a neutral score. The contract cannot recompute its
+// scores (the fences would be ticks, reclaims and the driver's high-priority surfaces are not
+// in it): the checker checks the fences, repeated buffers, the score range and a shim log.
+TEST(ScoreContract, AKernelViewTraceIsCheckedForWhatTheKernelSaw)
+{
+	const Mlp m = Mlp::load(kWeights);
+	EXPECT_EQ(kScoreCap, 4290672384u); // u32(0.999f), the cap of handset-calibrated's scores
+	TraceInfo kv;
+	EXPECT_FALSE(is_kernel_view(kv));
+	kv.meta["source"] = "mesa-r600 RADEON_BO_TRACE";
+	EXPECT_FALSE(is_kernel_view(kv));
+	kv.meta["source"] = "vradeon (the kernel's view)";
+	EXPECT_TRUE(is_kernel_view(kv));
+
+	// buffer 0 (own), 1 (a fence, then reclaimed by the winsys as buffer of its own: the kernel
+	// sees no create), CS0 [0, 1 fence], CS1 [1, 0, 0, fence 2]
+	struct Case {
+		const char *what;    // the mismatch expected ("" none)
+		uint32_t s0, s0_again, s1_cs1, fence;
+		bool kernel_view = true;
+	};
+	const uint32_t N = kScoreNeutral;
+	const Case cases[] = {
+	        {"", 12345, 12345, kScoreCap, N},              // scores no contract gives: not checked
+	        {"fence score", 12345, 12345, 7, 7},           // a fence must be neutral
+	        {"repeated buffer score", 12345, 12346, 7, N}, // one score per buffer and CS
+	        {"score above the cap", 12345, 12345, kScoreCap + 1, N},
+	        {"score", 12345, 12345, 7, N, false},          // not a kernel view: the contract
+	};
+	for (const Case &c : cases) {
+		SCOPED_TRACE(c.what);
+		const std::string path = test::temp_path("kernel-view.vrl");
+		TraceInfo info;
+		info.meta["vram_bytes"] = std::to_string(kVram);
+		if (c.kernel_view)
+			info.meta["source"] = "vradeon (the kernel's view)";
+		auto w = make_writer(Format::V2, path, info);
+		Event e;
+		e.type = EventType::Create;
+		e.size = 64 * K;
+		w->write(e);
+		e.id = 1;
+		e.size = 4 * K;
+		w->write(e);
+		e.id = 2;
+		w->write(e);
+		const CsReloc cs0[] = {{0, DomainVram, 0, 0, false, c.s0},
+		                       {1, DomainGtt, DomainGtt, 0, false, N}};
+		const CsReloc cs1[] = {{1, DomainVram, 0, 0, false, c.s1_cs1},
+		                       {0, DomainVram, 0, 0, false, c.s0},
+		                       {0, 0, DomainVram, 0, false, c.s0_again},
+		                       {2, DomainGtt, DomainGtt, 0, false, c.fence}};
+		Event cs;
+		cs.type = EventType::Cs;
+		cs.cs_scores = true;
+		cs.nrelocs = 2;
+		cs.relocs = cs0;
+		w->write(cs);
+		cs.nrelocs = 4;
+		cs.relocs = cs1;
+		w->write(cs);
+		w->close();
+		const ScoreCheck r = check_trace_scores(path, m, Refresh::Access);
+		EXPECT_EQ(r.kernel_view, c.kernel_view);
+		if (!c.kernel_view) {
+			EXPECT_GT(r.trace.mismatches, 0u);
+			EXPECT_EQ(r.trace.first.at(0).what, "score");
+			continue;
+		}
+		EXPECT_EQ(r.fences, 2u);
+		EXPECT_EQ(r.repeats, 1u);
+		EXPECT_EQ(r.in_range, 3u);
+		EXPECT_EQ(r.trace.scores_checked, 6u);
+		if (!*c.what) {
+			EXPECT_EQ(r.trace.mismatches, 0u);
+			// a shim log is compared with what the trace recorded
+			const std::string log = test::temp_path("kernel-view.log");
+			const auto line = [](const CsReloc *rl, size_t n) {
+				std::string s = "0";
+				s.append(" ").append(std::to_string(n)).append(" ").append(std::to_string(n));
+				for (size_t i = 0; i < n; i++)
+					s.append(" ").append(std::to_string(rl[i].score));
+				return s.append("\n");
+			};
+			test::write_bytes(log, line(cs0, 2) + line(cs1, 4));
+			ScoreCheck l = check_trace_scores(path, m, Refresh::Access, log);
+			EXPECT_EQ(l.log.scores_checked, 6u);
+			EXPECT_EQ(l.mismatches(), 0u);
+			test::write_bytes(log, line(cs0, 2) + "0 4 4 7 12345 12345 4294967295\n");
+			l = check_trace_scores(path, m, Refresh::Access, log);
+			ASSERT_EQ(l.log.mismatches, 1u);
+			EXPECT_EQ(l.log.first[0].reloc, 0);
+			EXPECT_EQ(l.log.first[0].expected, uint64_t(kScoreCap));
+			EXPECT_EQ(l.log.first[0].got, 7u);
+			continue;
+		}
+		ASSERT_EQ(r.trace.mismatches, 1u);
+		EXPECT_EQ(r.trace.first[0].what, c.what);
+		EXPECT_EQ(r.trace.first[0].cs, 1u);
+	}
+}
+
 TEST(ScoreContract, TheVramInputComesFromTheHeader)
 {
 	TraceInfo info;

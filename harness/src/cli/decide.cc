@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string_view>
 #include <nlohmann/json.hpp>
@@ -107,6 +108,109 @@ double frame_p99(const TraceMeta &t, const Fig &f, const KernelConfig &c, const 
 		ft.push_back(t.frame_cpu_us[i] + band_transfer_us(f.frames[i].bytes, f.frames[i].moves,
 		                                                  f.frames[i].gtt_bytes, c, b));
 	return ft.empty() ? 0 : frame_times(ft).p99_us;
+}
+
+
+// "What to boot": for each stock kernel that is a baseline, the verdicts over the table's
+// groups and sizes of every policy one can boot on that kernel (its own policies, its "+fix"
+// twin's, and the other stock kernels for comparison). A policy is a default only when it is a
+// robust win or neutral at every size (at least one win); the rest stay opt-in. Computed from
+// the verdicts alone, so the text cannot say more than the table. Returns the JSON of it.
+nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
+                          const std::vector<std::string> &bases)
+{
+	bool has_clean = false;
+	for (const auto &v : verdicts)
+		has_clean |= v["group"] == "clean";
+	const char *skip_group = has_clean ? "corpus" : "clean"; // clean is a part of corpus
+	nlohmann::json boot = nlohmann::json::array();
+	std::fprintf(out, "\nWhat to boot, from this table (a default only if a robust win or "
+	                  "neutral at every size; the range of the median change of transfer time "
+	                  "in the worst band, + = worse):\n");
+	for (const std::string &base : bases) {
+		std::string bk;
+		std::vector<std::string> order; // policies in table order
+		for (const auto &v : verdicts) {
+			if (v["baseline"] != base || v["policy"] == base)
+				continue;
+			bk = v["baseline_kernel"].get<std::string>();
+			const std::string k = v["kernel"], pol = v["policy"];
+			const bool other_stock = std::find(bases.begin(), bases.end(), pol) != bases.end();
+			if ((k == bk || k == bk + "+fix" || other_stock) &&
+			    std::find(order.begin(), order.end(), pol) == order.end())
+				order.push_back(pol);
+		}
+		if (order.empty())
+			continue;
+		const bool stock = base == "lru" || base.ends_with(":lru");
+		std::vector<std::string> defaults;
+		std::fprintf(out, "  against %s%s (%s):\n", stock ? "stock " : "", bk.c_str(), base.c_str());
+		for (const std::string &pol : order) {
+			std::map<std::string, int> n;
+			double lo = 1e300, hi = -1e300;
+			int sizes = 0;
+			for (const auto &v : verdicts) {
+				if (v["baseline"] != base || v["policy"] != pol || v["group"] == skip_group)
+					continue;
+				n[v["verdict"].get<std::string>()]++;
+				const double m = v["worst_band_median_change_pct"].get<double>();
+				lo = std::min(lo, m);
+				hi = std::max(hi, m);
+				sizes++;
+			}
+			const int wins = n["robust win"], neutral = n["neutral"], loss = n["loss"];
+			const bool other_stock = std::find(bases.begin(), bases.end(), pol) != bases.end();
+			const char *cls = neutral == sizes                 ? "the same as stock"
+			                  : wins + neutral == sizes        ? "a default"
+			                  : loss == sizes                  ? "worse at every size"
+			                                                   : "opt-in only";
+			if (wins + neutral == sizes && wins && !other_stock)
+				defaults.push_back(pol);
+			// the fix restores 6.12's order: say so when the table shows it (neutral at every
+			// size against stock 6.12)
+			bool restores = false;
+			if (pol.ends_with("+fix:lru")) {
+				int same = 0, all = 0;
+				for (const auto &v : verdicts)
+					if (v["policy"] == pol && v["baseline"] == "lru" && v["group"] != skip_group) {
+						all++;
+						same += v["verdict"] == "neutral";
+					}
+				restores = all && same == all;
+			}
+			std::string counts;
+			for (const char *k : {"robust win", "neutral", "mixed", "loss"})
+				if (n[k]) {
+					if (!counts.empty())
+						counts += ", ";
+					counts += std::to_string(n[k]);
+					counts += " ";
+					counts += k;
+				}
+			std::fprintf(out, "    %-18s %+.1f%% to %+.1f%% over %d sizes (%s): %s\n",
+			             pol.c_str(), lo, hi, sizes, counts.c_str(),
+			             other_stock ? (loss == sizes ? "the other stock kernel, worse at every size"
+			                                          : "the other stock kernel")
+			             : restores  ? "the fix: stock 6.12's figures again (neutral against it "
+			                           "at every size)"
+			                         : cls);
+			boot.push_back({{"baseline", base}, {"policy", pol}, {"sizes", sizes},
+			                {"robust_win", wins}, {"neutral", neutral}, {"mixed", n["mixed"]},
+			                {"loss", loss}, {"worst_band_median_min_pct", lo},
+			                {"worst_band_median_max_pct", hi}, {"class", cls}});
+		}
+		std::string d;
+		for (const std::string &p : defaults) {
+			if (!d.empty())
+				d += " or ";
+			d += p;
+		}
+		if (stock)
+			std::fprintf(out, "    => on %s: %s\n", bk.c_str(),
+			             d.empty() ? "stock; nothing here is a robust win at every size"
+			                       : ("boot " + d).c_str());
+	}
+	return boot;
 }
 
 } // namespace
@@ -564,6 +668,13 @@ void run_decide(const DecideArgs &a)
 				             t["q1"].get<double>(), t["q3"].get<double>(),
 				             t["worst"].get<double>());
 		}
+	nlohmann::json boot;
+	if (a.decide) {
+		std::vector<std::string> bases;
+		for (size_t i : base_of)
+			bases.push_back(pol_names[i]);
+		boot = print_boot(tab, verdicts, bases);
+	}
 	std::fflush(tab);
 	std::fprintf(stderr, "%llu replays (%zu traces x %zu sizes x %zu policies x %zu variations, "
 	                     "key = its placement's run where a trace sends no scores) in %.1f s on %u "
@@ -634,6 +745,8 @@ void run_decide(const DecideArgs &a)
 				}
 	j["summary"] = std::move(summary);
 	j["verdicts"] = std::move(verdicts);
+	if (a.decide)
+		j["boot"] = std::move(boot);
 	j["seconds"] = secs;
 	j["replays"] = replays;
 	write_json(a.json, j);

@@ -62,6 +62,11 @@ void print_part(std::FILE *out, const ScoreCheckPart &p, const char *against, co
 			std::fprintf(out, "relocation %lld, buffer %u: expected %llu, %s %llu\n",
 			             (long long)m.reloc, m.id, (unsigned long long)m.expected, got,
 			             (unsigned long long)m.got);
+		else if (m.reloc >= 0) // the kernel view's checks
+			std::fprintf(out, "relocation %lld, buffer %u: %s: expected %s%llu, %s %llu\n",
+			             (long long)m.reloc, m.id, m.what.c_str(),
+			             m.what == "score above the cap" ? "at most " : "",
+			             (unsigned long long)m.expected, got, (unsigned long long)m.got);
 		else if (m.what == "missing line")
 			std::fprintf(out, "no line for this CS (%llu relocations)\n",
 			             (unsigned long long)m.expected);
@@ -92,17 +97,37 @@ void run(const ScoresArgs &a)
 	const ScoreCheck c = check_trace_scores(a.trace, m, rule, a.shim_log, vram);
 
 	std::FILE *out = a.json == "-" ? stderr : stdout;
-	std::fprintf(out, "%s: %llu CS records (%llu with a score chunk), %llu relocations, %llu ticks%s\n",
+	std::fprintf(out, "%s: %llu CS records (%llu with a score chunk), %llu relocations",
 	             a.trace.c_str(), (unsigned long long)c.cs, (unsigned long long)c.cs_with_chunk,
-	             (unsigned long long)c.relocations, (unsigned long long)c.ticks,
-	             c.truncated ? " (truncated: read up to its last FRAME)" : "");
-	std::fprintf(out, "contract: weights %s, refresh %s, vram_bytes %llu\n", weights.c_str(),
-	             refresh_name(rule), (unsigned long long)c.vram_bytes);
+	             (unsigned long long)c.relocations);
+	if (!c.kernel_view) // a kernel-view trace's ticks are not the driver's: not counted
+		std::fprintf(out, ", %llu ticks", (unsigned long long)c.ticks);
+	std::fprintf(out, "%s\n", c.truncated ? " (truncated: read up to its last FRAME)" : "");
+	if (c.kernel_view) {
+		std::fprintf(out,
+		             "a kernel-view trace (source=%s): what the kernel got, not the driver's own "
+		             "trace; the score contract cannot recompute its scores (fence buffers are "
+		             "creates and relocations here, buffer-cache reclaims, the driver's CPU maps "
+		             "and high-priority surfaces are not in it: docs/score.md)\n",
+		             c.source.c_str());
+		std::fprintf(out, "checked, in the %llu CS records with a score chunk: the fence (the "
+		                  "last relocation) neutral (%llu), a repeated buffer with its first "
+		                  "relocation's score (%llu), every other score neutral or at most %u, "
+		                  "the network's cap (%llu)%s\n",
+		             (unsigned long long)c.cs_with_chunk, (unsigned long long)c.fences,
+		             (unsigned long long)c.repeats, kScoreCap, (unsigned long long)c.in_range,
+		             c.shim ? "; the shim log against the recorded scores" : "");
+		std::fprintf(out, "not checked: the value of each score (--weights and --refresh are not "
+		                  "used; check the driver's own trace, RADEON_BO_TRACE)\n");
+	} else {
+		std::fprintf(out, "contract: weights %s, refresh %s, vram_bytes %llu\n",
+		             weights.c_str(), refresh_name(rule), (unsigned long long)c.vram_bytes);
+	}
 	if (!c.cs)
 		std::fprintf(out, "no CS records (a v2.0 or thesis trace): nothing to check\n");
-	std::fprintf(out, "against the trace: %llu scores checked, %llu mismatches\n",
+	std::fprintf(out, "against the trace: %llu %s checked, %llu mismatches\n",
 	             (unsigned long long)c.trace.scores_checked,
-	             (unsigned long long)c.trace.mismatches);
+	             c.kernel_view ? "relocations" : "scores", (unsigned long long)c.trace.mismatches);
 	if (c.shim) {
 		std::fprintf(out, "against the shim log %s: %llu lines, %llu scores checked, %llu "
 		                  "mismatches",
@@ -128,10 +153,17 @@ void run(const ScoresArgs &a)
 		                    {"refresh", refresh_name(rule)},
 		                    {"vram_bytes", c.vram_bytes},
 		                    {"truncated", c.truncated},
+		                    {"kernel_view", c.kernel_view},
+		                    {"kernel_view_checks",
+		                     c.kernel_view ? nlohmann::json{{"fences", c.fences},
+		                                                    {"repeats", c.repeats},
+		                                                    {"in_range", c.in_range},
+		                                                    {"score_cap", kScoreCap}}
+		                                   : nlohmann::json(nullptr)},
 		                    {"cs", c.cs},
 		                    {"cs_with_chunk", c.cs_with_chunk},
 		                    {"relocations", c.relocations},
-		                    {"ticks", c.ticks},
+		                    {"ticks", c.kernel_view ? nlohmann::json(nullptr) : nlohmann::json(c.ticks)},
 		                    {"mismatches", c.mismatches()},
 		                    {"against_trace", part_json(c.trace)},
 		                    {"against_shim_log", nullptr}};
@@ -148,7 +180,7 @@ void run(const ScoresArgs &a)
 	if (c.mismatches())
 		throw TraceError(a.trace + ": " + std::to_string(c.mismatches()) +
 		                 (c.mismatches() == 1 ? " mismatch" : " mismatches") +
-		                 " with the score contract");
+		                 (c.kernel_view ? " in the kernel's view" : " with the score contract"));
 }
 
 } // namespace

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "trace/filters.h"
 
@@ -112,6 +113,13 @@ void track_event(ScoreTracker &t, const Event &e)
 	}
 }
 
+bool is_kernel_view(const TraceInfo &info)
+{
+	// vradeon_drm_shim.c writes "source=vradeon (the kernel's view)"
+	auto it = info.meta.find("source");
+	return it != info.meta.end() && it->second.rfind("vradeon", 0) == 0;
+}
+
 uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64_t fallback)
 {
 	auto it = info.meta.find("vram_bytes");
@@ -211,8 +219,15 @@ ScoreCheck check_trace_scores(const std::string &path, const Mlp &m, Refresh rul
 {
 	ScoreCheck out;
 	auto r = open_trace(path);
-	out.vram_bytes = trace_vram_bytes(r->info(), path, vram_fallback);
+	out.kernel_view = is_kernel_view(r->info());
+	if (auto it = r->info().meta.find("source"); it != r->info().meta.end())
+		out.source = it->second;
+	// A kernel-view trace's scores are not recomputed: its VRAM size is not needed.
+	out.vram_bytes = out.kernel_view && !r->info().meta.count("vram_bytes")
+	                         ? vram_fallback
+	                         : trace_vram_bytes(r->info(), path, vram_fallback);
 	ScoreTracker t(m, out.vram_bytes, rule);
+	std::unordered_map<uint32_t, uint32_t> first_in_cs; // kernel view: buffer -> its first relocation
 	std::unique_ptr<ShimLog> log;
 	if (!shim_log.empty()) {
 		log = std::make_unique<ShimLog>(shim_log);
@@ -223,20 +238,51 @@ ScoreCheck check_trace_scores(const std::string &path, const Mlp &m, Refresh rul
 	bool log_ended = false;
 	Event e;
 	while (r->next(e)) {
-		track_event(t, e);
+		if (!out.kernel_view)
+			track_event(t, e);
 		if (e.type != EventType::Cs)
 			continue;
 		const uint64_t k = out.cs++;
 		out.relocations += e.nrelocs;
 		out.cs_with_chunk += e.cs_scores;
 		// The chunk carries each buffer's score after all relocations of the CS are accounted.
+		// Kernel view: the scores the kernel got, which a shim log must repeat.
 		expected.resize(e.nrelocs);
 		for (uint32_t i = 0; i < e.nrelocs; i++)
-			expected[i] = t.score(e.relocs[i].id);
+			expected[i] = out.kernel_view ? e.relocs[i].score : t.score(e.relocs[i].id);
 		ScoreMismatch mm;
 		mm.cs = k;
 		mm.time_us = e.time_us;
-		if (e.cs_scores) {
+		if (e.cs_scores && out.kernel_view) {
+			// What the kernel's view can be checked for (docs/score.md, "Kernel-view traces").
+			first_in_cs.clear();
+			for (uint32_t i = 0; i < e.nrelocs; i++) {
+				const CsReloc &rl = e.relocs[i];
+				out.trace.scores_checked++;
+				mm.reloc = i;
+				mm.id = rl.id;
+				mm.got = rl.score;
+				const auto [first, fresh] = first_in_cs.try_emplace(rl.id, i);
+				if (i + 1 == e.nrelocs) {
+					// the winsys adds its fence last and leaves it out of the statistics
+					out.fences++;
+					mm.what = "fence score";
+					mm.expected = kScoreNeutral;
+				} else if (!fresh) {
+					out.repeats++; // rule 5: a buffer named twice carries one score
+					mm.what = "repeated buffer score";
+					mm.expected = e.relocs[first->second].score;
+				} else {
+					out.in_range++;
+					if (rl.score == kScoreNeutral || rl.score <= kScoreCap)
+						continue;
+					mm.what = "score above the cap";
+					mm.expected = kScoreCap;
+				}
+				if (mm.got != mm.expected)
+					out.trace.add(mm);
+			}
+		} else if (e.cs_scores) {
 			for (uint32_t i = 0; i < e.nrelocs; i++) {
 				out.trace.scores_checked++;
 				if (e.relocs[i].score == expected[i])

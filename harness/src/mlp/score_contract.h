@@ -69,11 +69,20 @@ void track_event(ScoreTracker &t, const Event &e);
 // The VRAM size input of a trace: its header's vram_bytes, else `fallback` (0: an error).
 uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64_t fallback);
 
+// A kernel-view trace: what the DRM shim of the virtual radeon recorded (vradeon, header
+// source=vradeon...), one CREATE per GEM object and every relocation the kernel got, not Mesa's
+// own trace. The contract cannot recompute its scores (docs/score.md, "Kernel-view traces").
+bool is_kernel_view(const TraceInfo &info);
+// The highest score the network gives: u32(0.999f) (docs/score.md, "Network").
+inline const uint32_t kScoreCap = uint32_t(double(0.999f) * 4294967296.0);
+
 // `vramlab trace scores`: the contract's scores of every CS record against the ones the trace
-// recorded (CS records with a score chunk) and, optionally, against a DRM shim log.
+// recorded (CS records with a score chunk) and, optionally, against a DRM shim log. On a
+// kernel-view trace, what that view can be checked for instead (below).
 struct ScoreMismatch {
 	std::string what;       // "score", "ring", "relocation count", "score chunk", "missing line",
-	                        // "extra line"
+	                        // "extra line"; kernel view: "fence score", "repeated buffer score",
+	                        // "score above the cap"
 	uint64_t cs = 0;        // CS index (0-based, in trace order)
 	uint64_t time_us = 0;   // the CS record's time
 	int64_t reloc = -1;     // relocation index (-1: the whole CS)
@@ -92,14 +101,22 @@ struct ScoreCheckPart {
 inline constexpr size_t kScoreExamples = 10;
 
 struct ScoreCheck {
-	uint64_t vram_bytes = 0;
+	uint64_t vram_bytes = 0;       // 0: a kernel-view trace without one (not needed there)
 	bool truncated = false;
+	// A kernel-view trace (is_kernel_view): the recorded scores are not recomputed; in every CS
+	// with a score chunk, the last relocation (the winsys's fence) must be neutral, a buffer
+	// named twice must carry one score, and every other score must be neutral or at most
+	// kScoreCap; a shim log is compared with the recorded scores. The counts of those checks:
+	bool kernel_view = false;
+	std::string source;            // the header's source (empty when none)
+	uint64_t fences = 0, repeats = 0, in_range = 0;
 	uint64_t cs = 0, cs_with_chunk = 0, relocations = 0, ticks = 0;
-	ScoreCheckPart trace;              // against the trace's recorded scores
+	ScoreCheckPart trace;              // against the trace's recorded scores (kernel view: the
+	                                   // checks above; scores_checked = their sum)
 	bool shim = false;
 	uint64_t shim_lines = 0, shim_unchecked = 0; // unchecked: lines after a truncated trace
 	uint64_t untracked = 0;            // log relocations not in the trace (fences, neutral)
-	ScoreCheckPart log;                // against the shim log
+	ScoreCheckPart log;                // against the shim log (kernel view: its recorded scores)
 	uint64_t mismatches() const { return trace.mismatches + log.mismatches; }
 };
 
