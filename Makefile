@@ -115,16 +115,16 @@ report: build
 		$(addprefix --train ,$(wildcard $(TRAIN_DIR)/ga.json $(TRAIN_DIR)/esch.json)) \
 		$(addprefix --live ,$(filter-out %/report.json,$(LIVE_RUNS)))
 
-# The decision table (README.md, "Decisions"): every kernel policy (and min-max + key with the
+# The decision table (docs/decision-table.md): every kernel policy (and min-max + key with the
 # trained weights Mesa compiles in) paired with stock 6.12 on each of DECIDE_ENSEMBLE board
 # variations, in every cost band (GTT charge x1, x2, x4; PCIe 4 and 8 GB/s).
 DECIDE_DIR      := $(BUILD)/decide
 DECIDE_ENSEMBLE ?= 16
 DECIDE_VRAM     ?= 32,64,128,256
 DECIDE_LIVE_VRAM ?= 8,12,16,32
-# The table of README.md, "Evict a window": DECIDE_POLICIES=lru,fit,window,budget,window+budget,\
+# The table of docs/window-eviction.md: DECIDE_POLICIES=lru,fit,window,budget,window+budget,\
 # minmax+window+budget,key:oracle,window+key:oracle,window+budget+key:oracle DECIDE_DESTROYED=repair
-# Two baselines (README.md, "On Linux 6.14 and later"): stock 6.12 (lru, the first policy) and
+# Two baselines (docs/linux-6.14.md): stock 6.12 (lru, the first policy) and
 # stock 6.14+ (DECIDE_BASELINES); 6.14:lru against lru is the regression itself, 6.14+fix:lru
 # the fix, and window eviction runs on the kernel a user boots it on.
 DECIDE_POLICIES ?= lru,minmax,key,minmax+key,6.14+fix:lru,window,6.14:window,6.14+fix:window

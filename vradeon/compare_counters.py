@@ -48,7 +48,9 @@ def replay(vramlab, run, config):
         cmd[6:6] = ["--kernel", config["kernel"]]
     if config.get("cost_file"):  # VRADEON_COST: the replay charges the same costs
         cmd[6:6] = ["--cost", config["cost_file"]]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    out = subprocess.run(cmd, check=False, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(f"{run}.kernel.vrl: the replay failed: {out.stderr.strip() or out.returncode}")
     if "warning" in out.stderr:
         sys.exit(f"{run}.kernel.vrl: {out.stderr.strip()}")
     results = json.loads(out.stdout)["results"]

@@ -577,6 +577,32 @@ vradeon_catch_fatal_signals(void)
    }
 }
 
+/* fork(): the lock is taken around it, so that the child does not inherit it held by a
+ * thread it does not have. The child neither counts nor records: the model and its trace are
+ * the parent's (the trace writer leaves nothing buffered in stdio, and the child never frees
+ * its copy, so its exit() writes nothing into the parent's trace or counters).
+ */
+static void
+vradeon_fork_prepare(void)
+{
+   mtx_lock(&vr.lock);
+}
+
+static void
+vradeon_fork_parent(void)
+{
+   mtx_unlock(&vr.lock);
+}
+
+static void
+vradeon_fork_child(void)
+{
+   vr.model = NULL;
+   vr.counters_path = NULL;
+   vr.exit_frames = 0;
+   mtx_unlock(&vr.lock);
+}
+
 void
 drm_shim_driver_init(void)
 {
@@ -633,6 +659,7 @@ drm_shim_driver_init(void)
    vr.frame_start_us = vradeon_cpu_us();
    signal(SIGUSR1, vradeon_sigusr1);
    atexit(vradeon_exit);
+   pthread_atfork(vradeon_fork_prepare, vradeon_fork_parent, vradeon_fork_child);
    vradeon_catch_fatal_signals();
 }
 
