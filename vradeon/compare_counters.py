@@ -44,6 +44,8 @@ def replay(vramlab, run, config):
         cmd[6:6] = ["--scan-max", str(scan)]
     if mbps:
         cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
+    # a BO larger than VRAM: as the live model did (a shim before "too_big" always refused)
+    cmd[6:6] = ["--too-big", config.get("too_big", "refuse")]
     if config.get("kernel", "6.12") != "6.12":  # VRADEON_LAB_CS_END: the same submission path
         cmd[6:6] = ["--kernel", config["kernel"]]
     if config.get("cost_file"):  # VRADEON_COST: the replay charges the same costs

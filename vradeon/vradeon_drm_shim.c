@@ -603,6 +603,22 @@ vradeon_fork_child(void)
    mtx_unlock(&vr.lock);
 }
 
+/* VRADEON_TOO_BIG: what a BO larger than VRAM asked for in VRAM does (vramlab_kmodel.h). */
+static uint32_t
+vradeon_too_big(void)
+{
+   const char *v = getenv("VRADEON_TOO_BIG");
+
+   if (!v || !*v || !strcmp(v, "auto"))
+      return 0;
+   if (!strcmp(v, "refuse"))
+      return 1;
+   if (!strcmp(v, "evict"))
+      return 2;
+   vradeon_die("VRADEON_TOO_BIG: \"%s\" is not auto, refuse or evict", v);
+   return 0;
+}
+
 void
 drm_shim_driver_init(void)
 {
@@ -616,6 +632,7 @@ drm_shim_driver_init(void)
       .move_budget_ms = debug_get_num_option("VRADEON_MOVE_BUDGET_MS", 200),
       .cost_file = getenv("VRADEON_COST"),
       .lab_cs_end = debug_get_num_option("VRADEON_LAB_CS_END", 0),
+      .too_big = vradeon_too_big(),
    };
    char err[512], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");

@@ -36,6 +36,11 @@ struct vramlab_kmodel_config {
    /* radeon.lab_cs_end: the submission path, 0 = Linux 6.12's (LRU moves at the end of a
     * submission), 1 = 6.14+'s (drm_exec: none), 2 = 6.14+'s with vramlab's fix */
    uint32_t lab_cs_end;
+   /* A BO larger than VRAM asked for in VRAM: 0 = as the model's policy of this configuration
+    * (refused at once with window eviction or the move budget, which need the series' patch
+    * 1; every evictable BO evicted first otherwise, as stock TTM does), 1 = refused at once
+    * (-E2BIG, the series' patch 1), 2 = every evictable BO evicted first */
+   uint32_t too_big;
 };
 
 struct vramlab_kmodel_reloc {

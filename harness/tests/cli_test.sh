@@ -100,7 +100,7 @@ expect_usage "a size past 1 TiB" 'more than 1 TiB' "${k[@]}" --vram 175921860444
 expect_usage "no size" '--vram: is empty' "${k[@]}" --vram "" "$traces"
 expect_usage "negative PCIe" '--pcie-gbps: -8 is out of range' "${k[@]}" --pcie-gbps -8 "$traces"
 expect_usage "VRAM slower than PCIe" '--vram-gbps: is below' "${k[@]}" --vram-gbps 1 "$traces"
-expect_usage "decide: negative PCIe band" '--pcie-gbps -8 is out of range' \
+expect_usage "decide: negative PCIe band" '--pcie-gbps: -8 is out of range' \
 	"$bin" decide --corpus "$traces" --pcie-gbps 4,-8
 expect_usage "unknown kernel" 'unknown kernel "6.13" (known: 6.12, 6.14, 6.14+fix)' \
 	"${k[@]}" --kernel 6.13 "$traces"
@@ -393,9 +393,9 @@ expect_fail "all impossible, thesis model" 'every create (1) is impossible' \
 expect_status 2 "ensemble 0" "$bin" sim --model kernel --ensemble 0 "$traces"
 expect_fail "ensemble 0 named" '0 is out of range 1..16' "$bin" sim --model kernel --ensemble 0 "$traces"
 expect_fail "ensemble 10000" '10000 is out of range 1..16' "$bin" decide --ensemble 10000 --corpus "$traces"
-expect_fail "gtt cost 0" '\-\-gtt-cost 0 is out of range' "$bin" decide --gtt-cost 1,0 --corpus "$traces" --json "$work/no.json"
-expect_fail "gtt cost negative" '\-\-gtt-cost -2 is out of range' "$bin" decide --gtt-cost=-2 --corpus "$traces" --json "$work/no.json"
-expect_fail "pcie not a number" '\-\-pcie-gbps "fast" is not a number' "$bin" decide --pcie-gbps fast --corpus "$traces"
+expect_fail "gtt cost 0" '\-\-gtt-cost: 0 is out of range' "$bin" decide --gtt-cost 1,0 --corpus "$traces" --json "$work/no.json"
+expect_fail "gtt cost negative" '\-\-gtt-cost: -2 is out of range' "$bin" decide --gtt-cost=-2 --corpus "$traces" --json "$work/no.json"
+expect_fail "pcie not a number" '\-\-pcie-gbps: "fast" is not a number' "$bin" decide --pcie-gbps fast --corpus "$traces"
 mkdir -p "$work/emptylive"
 expect_fail "empty live dir" 'emptylive: no trace files' "$bin" decide --corpus "$traces" --live "$work/emptylive" --json "$work/no.json"
 expect_fail "baseline not lru" 'the first policy must be lru' "$bin" decide --policies minmax,lru --corpus "$traces"

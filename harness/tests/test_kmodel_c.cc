@@ -58,8 +58,9 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 					c.vram = uint64_t(mib) << 20;
 					c.bo_score = key;
 					c.topdown_kib = topdown;
+					c.flush_for_impossible = true; // too_big 0 without window or budget: stock's rule
 					const KernelResult want = simulate_kernel(t, c);
-					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0, nullptr, end};
+					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0, nullptr, end, 0};
 					char err[128];
 					vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
 					ASSERT_NE(m, nullptr) << err;
@@ -83,30 +84,30 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 {
 	char err[128] = "";
-	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0, nullptr, 0};
+	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0, nullptr, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("4 KiB pages"), std::string::npos);
-	c = {1 << 20, 0, 1, 5000, 0, 0, 0, nullptr, 0};
+	c = {1 << 20, 0, 1, 5000, 0, 0, 0, nullptr, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
-	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0, nullptr, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0, nullptr, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000, nullptr, 0}}) {
+	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0, nullptr, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0, nullptr, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000, nullptr, 0, 0}}) {
 		err[0] = 0;
 		EXPECT_EQ(vramlab_kmodel_new(&bad, err, sizeof(err)), nullptr);
 		EXPECT_NE(std::string(err).find("evict_window must be"), std::string::npos) << err;
 	}
-	c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 3};
+	c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 3, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("lab_cs_end must be 0..2"), std::string::npos) << err;
-	c = {1 << 20, 0, 1, 256, 0, 0, 0, nullptr, 1};
+	c = {1 << 20, 0, 1, 256, 0, 0, 0, nullptr, 1, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("LRU moves 6.14 lost"), std::string::npos) << err;
 }
 
 TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -139,8 +140,8 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	const std::string path = testing::TempDir() + "kmodel_c_record.vrl";
 	// the series v2 (min-max + key) and the new mechanisms: window eviction and the move
 	// budget, whose clock is the submission's time: the recording keeps it
-	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0},
-	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5, nullptr, 0}}) {
+	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0, 0},
+	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5, nullptr, 0, 0}}) {
 	std::remove(path.c_str());
 	char err[256];
 	vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
@@ -164,6 +165,7 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	c.budget = cc.move_budget_mbps;
 	c.budget_mbps = cc.move_budget_mbps ? cc.move_budget_mbps : c.budget_mbps;
 	c.budget_cap_ms = cc.move_budget_ms;
+	c.flush_for_impossible = !cc.evict_window && !cc.move_budget_mbps; // too_big 0: the policy's
 	const KernelResult r = simulate_kernel(back, c);
 	EXPECT_GT(live.evictions, 0u);
 	EXPECT_EQ(r.evictions(), live.evictions);
@@ -179,7 +181,7 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	}
 	std::remove(path.c_str());
 	}
-	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0};
+	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0, 0};
 	char err[256];
 	vramlab_kmodel *m;
 	EXPECT_EQ(vramlab_kmodel_record(m = vramlab_kmodel_new(&cc, nullptr, 0), "/nonexistent/x.vrl",
@@ -208,7 +210,7 @@ TEST(KmodelC, FrameTimePercentilesAndStutter)
 
 TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -231,7 +233,7 @@ namespace {
 // One pressured run through the C interface with the given cost file (nullptr: built in).
 nlohmann::json run_with_costs(const char *cost_file)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, cost_file, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, cost_file, 0, 0};
 	char err[512] = "";
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, err, sizeof(err));
 	EXPECT_NE(m, nullptr) << err;
@@ -287,7 +289,7 @@ TEST(KmodelC, ABadCostFileIsRefusedNamingTheField)
 	                          "pcie_gbps": -8, "vram_gbps": 100, "move_latency_us": 80,
 	                          "gtt_reads_per_use": 3})";
 	char err[512] = "";
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, bad.c_str(), 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, bad.c_str(), 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_EQ(std::string(err), bad + ": pcie_gbps: -8 is not positive (0.1..64 GB/s)");
 	const std::string missing = testing::TempDir() + "kmodel_c_missing.json";
@@ -312,7 +314,9 @@ TEST(KmodelC, RandomProgramsReplayToTheLiveFigures)
 		std::mt19937 rng(seed);
 		auto pick = [&](uint32_t n) { return uint32_t(rng() % n); };
 		const uint32_t end = seed % 3;
-		const vramlab_kmodel_config cc = {uint64_t(1 + pick(4)) << 20, 0, 0, 256, 0, 0, 0, nullptr, end};
+		// a BO larger than VRAM: the policy's rule (stock's here), refused at once, evict all
+		const uint32_t too_big = seed / 3 % 3;
+		const vramlab_kmodel_config cc = {uint64_t(1 + pick(4)) << 20, 0, 0, 256, 0, 0, 0, nullptr, end, too_big};
 		std::remove(path.c_str());
 		char err[256];
 		vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
@@ -367,6 +371,8 @@ TEST(KmodelC, RandomProgramsReplayToTheLiveFigures)
 		KernelConfig c;
 		c.stock = Stock(end);
 		c.vram = cc.vram_bytes;
+		c.flush_for_impossible = too_big != 1;
+		EXPECT_EQ(want.at("config").at("too_big"), too_big == 1 ? "refuse" : "evict");
 		const nlohmann::json got = kernel_result_json(simulate_kernel(back, c));
 		for (const char *key : {"evictions", "evicted_bytes", "bytes_to_vram", "bytes_from_vram",
 		                        "cs", "cs_rejected", "creates", "creates_refused", "cpu_maps",

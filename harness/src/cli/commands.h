@@ -21,7 +21,7 @@ void add_train_command(CLI::App &app);
 // "512K", "64M", "1G", "4096" -> bytes. Throws CLI::ValidationError with the text.
 uint64_t parse_size(const std::string &s);
 // A VRAM size: a plain number is MiB ("256"); with a suffix, bytes that must be whole MiB.
-uint64_t parse_vram_mib(const std::string &s);
+uint64_t parse_vram_mib(const std::string &s, const char *option = "--vram");
 // A weights file committed beside the build (harness/weights/<name>), found from the binary.
 std::string default_weights_path(const std::string &name = "handset.txt");
 // `vramlab trace scores` (scores_cmd.cc), registered under `trace`.

@@ -25,18 +25,23 @@ uint64_t parse_size(const std::string &s)
 	}
 }
 
-uint64_t parse_vram_mib(const std::string &s)
+uint64_t parse_vram_mib(const std::string &s, const char *option)
 {
 	const bool plain = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
-	const uint64_t n = parse_size(s);
+	uint64_t n;
+	try {
+		n = parse_size_text(s);
+	} catch (const std::invalid_argument &) {
+		throw CLI::ValidationError(option, "\"" + s + "\" is not a size (write 64, 64M or 1G)");
+	}
 	if (plain && n > (1ull << 20)) // before the shift, which would wrap
-		throw CLI::ValidationError("--vram", "\"" + s + "\" is more than 1 TiB");
+		throw CLI::ValidationError(option, "\"" + s + "\" is more than 1 TiB");
 	const uint64_t bytes = plain ? n << 20 : n;
 	if (bytes == 0 || bytes % (1 << 20))
-		throw CLI::ValidationError("--vram", "\"" + s + "\" is not a whole number of MiB "
+		throw CLI::ValidationError(option, "\"" + s + "\" is not a whole number of MiB "
 		                                     "(write 64, 64M or 1G)");
 	if (bytes > (1ull << 40))
-		throw CLI::ValidationError("--vram", "\"" + s + "\" is more than 1 TiB");
+		throw CLI::ValidationError(option, "\"" + s + "\" is more than 1 TiB");
 	return bytes >> 20;
 }
 
@@ -218,7 +223,8 @@ int main(int argc, char **argv)
 	} catch (const CLI::ParseError &e) {
 		if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
 			return app.exit(e); // --help, --version
-		std::fprintf(stderr, "vramlab: %s\nRun with --help for more information.\n", e.what());
+		// one line, as every error (the subcommand's --help has the usage)
+		std::fprintf(stderr, "vramlab: %s (see --help)\n", e.what());
 		return 2;
 	} catch (const vramlab::TraceError &e) {
 		std::fprintf(stderr, "vramlab: %s\n", e.what());

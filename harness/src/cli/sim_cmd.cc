@@ -58,6 +58,7 @@ struct SimArgs {
 	bool quiet = false;
 	std::string model = "thesis";
 	std::string kernel = "6.12"; // the kernel of policies named without one
+	std::string too_big;         // kernel model: override the policies' rule for a BO > VRAM
 	std::string baselines;       // --ensemble: more baselines (decide's --baselines)
 	uint32_t window = 256;
 	KernelConfig mech; // the new mechanisms' parameters (add_mechanism_options())
@@ -101,7 +102,7 @@ std::vector<uint64_t> vram_list(const std::string &s, const char *option)
 {
 	std::vector<uint64_t> out;
 	for (const std::string &v : split_list(s, option)) {
-		const uint64_t mib = parse_vram_mib(v);
+		const uint64_t mib = parse_vram_mib(v, option);
 		if (std::find(out.begin(), out.end(), mib) != out.end())
 			throw CLI::ValidationError(option, std::to_string(mib) + " MiB is given twice");
 		out.push_back(mib);
@@ -171,6 +172,7 @@ void run_kernel(const SimArgs &a)
 		}
 	}
 	k.vram_mib = vram_list(a.vram, "--vram");
+	k.too_big = a.too_big.empty() ? 0 : a.too_big == "refuse" ? 1 : 2;
 	const uint64_t thr = parse_size(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
 		throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB "
@@ -188,6 +190,9 @@ void run_kernel(const SimArgs &a)
 	k.json = a.json;
 	k.quiet = a.quiet;
 	if (a.ensemble_given) {
+		if (k.too_big)
+			throw CLI::ValidationError("--too-big", "is for a plain run, not --ensemble (the "
+			                                        "table keeps each policy's rule)");
 		if (a.timeline)
 			throw CLI::ValidationError("--ensemble", "does not take --timeline");
 		if (k.replay.impossible != OnImpossible::Keep)
@@ -232,6 +237,8 @@ void run(const SimArgs &a)
 		return run_kernel(a);
 	if (a.kernel != "6.12" || !a.baselines.empty())
 		throw CLI::ValidationError("--kernel/--baselines", "are for --model kernel");
+	if (!a.too_big.empty())
+		throw CLI::ValidationError("--too-big", "is for --model kernel");
 	if (a.ensemble_given)
 		throw CLI::ValidationError("--ensemble", "is for --model kernel");
 	if (!a.cost.empty())
@@ -489,6 +496,11 @@ void add_sim_command(CLI::App &app)
 	                                      "without KERNEL: (6.12; 6.14 ends a submission "
 	                                      "without LRU moves; 6.14+fix with them restored)")
 	    ->capture_default_str();
+	sim->add_option("--too-big", a.too_big, "kernel model: a BO larger than VRAM asked for in "
+	                                        "VRAM is refused at once (refuse: the series' patch "
+	                                        "1) or after evicting every BO (evict: stock TTM); "
+	                                        "default: each policy's own rule")
+	    ->check(CLI::IsMember({"refuse", "evict"}));
 	sim->add_option("--baselines", a.baselines, "kernel model with --ensemble: more baselines "
 	                                            "(6.14:lru)");
 	add_mechanism_options(sim, a.mech);

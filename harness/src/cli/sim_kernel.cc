@@ -72,6 +72,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 			KernelConfig c = a.config;
 			c.vram = row.vram_mib << 20;
 			apply_choice(p, c);
+			if (a.too_big)
+				c.flush_for_impossible = a.too_big == 2;
 			c.per_frame = true; // moves per frame, where the trace has FRAME records
 			try {
 				row.r = simulate_kernel(kt, c);
@@ -152,6 +154,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 		                a.replay.destroyed == OnDestroyed::Repair ? "repair" : "skip"},
 		               {"on_impossible", on_impossible_name(a.replay.impossible)},
 		               {"bo_score_window", a.config.window},
+		               {"too_big", a.too_big == 0 ? "policy" : a.too_big == 1 ? "refuse" : "evict"},
 		               {"timeline_every", a.config.timeline_every},
 		               {"pcie_gbps", a.config.pcie_gbps},
 		               {"vram_gbps", a.config.vram_gbps},

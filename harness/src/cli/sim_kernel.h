@@ -18,6 +18,7 @@ struct KernelSimArgs {
 	unsigned threads = 0;
 	std::string json;
 	bool quiet = false;
+	int too_big = 0; // a BO larger than VRAM: 0 each policy's rule, 1 refused at once, 2 evict all
 };
 void run_kernel_sim(const KernelSimArgs &a);
 

@@ -135,17 +135,17 @@ std::vector<double> parse_factors(const std::string &s, const char *what, double
 			end = 0;
 		}
 		if (item.empty() || end != item.size() || !std::isfinite(v))
-			throw std::invalid_argument(std::string(what) + " \"" + item + "\" is not a number");
+			throw std::invalid_argument(std::string(what) + ": \"" + item + "\" is not a number");
 		if (v <= 0 || v > max) {
 			char m[32];
 			std::snprintf(m, sizeof m, "%g", max);
-			throw std::invalid_argument(std::string(what) + " " + item +
+			throw std::invalid_argument(std::string(what) + ": " + item +
 			                            " is out of range (0, " + m + "]");
 		}
 		out.push_back(v);
 	}
 	if (out.empty())
-		throw std::invalid_argument(std::string(what) + " is empty");
+		throw std::invalid_argument(std::string(what) + ": is empty");
 	return out;
 }
 

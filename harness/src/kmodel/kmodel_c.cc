@@ -86,6 +86,10 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 		                       "and move_budget_ms 1..10000");
 		return nullptr;
 	}
+	if (c->too_big > 2) {
+		set_err(err, err_size, "too_big must be 0..2");
+		return nullptr;
+	}
 	if (c->lab_cs_end > 2) {
 		set_err(err, err_size, "lab_cs_end must be 0..2");
 		return nullptr;
@@ -104,6 +108,8 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 	k.budget_mbps = c->move_budget_mbps ? c->move_budget_mbps : k.budget_mbps;
 	k.budget_cap_ms = c->move_budget_ms ? c->move_budget_ms : k.budget_cap_ms;
 	k.per_frame = true;
+	// the policy table's rule (kernel_policies.cc: fit with window eviction or the budget)
+	k.flush_for_impossible = c->too_big == 2 || (c->too_big == 0 && !k.scan && !k.budget);
 	try {
 		CostFile costs = builtin_costs();
 		if (c->cost_file && *c->cost_file)
@@ -237,6 +243,7 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		               {"move_budget_ms", m->config.budget_cap_ms},
 		               {"lab_cs_end", int(m->config.stock)},
 		               {"kernel", stock_name(m->config.stock)},
+		               {"too_big", m->config.flush_for_impossible ? "evict" : "refuse"},
 		               {"cost_file", m->costs.builtin() ? nlohmann::json(nullptr)
 		                                                : nlohmann::json(m->costs.path)}};
 		j["costs"] = m->costs.json();
