@@ -59,8 +59,9 @@ demo: build
 		--on-destroyed repair --quiet --json $(BUILD)/demo-decide/decide.json
 	$(VRAMLAB) report -o $(BUILD)/demo-decide --decide $(BUILD)/demo-decide/decide.json
 	@echo "demo: 'What to boot' above is this small table's answer (3 sample + 10 live traces,"
-	@echo "demo: 4 boards, 2 cost bands); the full one (27 + 10 traces, 16 boards, 6 bands) is"
-	@echo "demo: README.md's 'What to boot' (make decide). Page with plots:"
+	@echo "demo: 4 boards, 2 cost bands); the full one (27 shared + 10 live traces, 16 boards,"
+	@echo "demo: 6 bands) is README.md's 'What to boot', from make decide DECIDE_DESTROYED=repair"
+	@echo "demo: DECIDE_LIVE_VRAM=6,8,12,16,32 (11 minutes). This one, with plots:"
 	@echo "demo: $(abspath $(BUILD))/demo-decide/index.html"
 
 corpus: build

@@ -37,7 +37,9 @@ def replay(vramlab, run, config):
         sys.exit(f"{run}.json: no kernel-model policy has min-max {key[0]}, key order {key[1]}, "
                  f"window eviction {key[2]} and the move budget {key[3]} together")
     cmd = [vramlab, "sim", "--model", "kernel", "--policies", policies[key], "--vram", str(mib),
-           "--window", str(config["window"]), "--json", "-", run + ".kernel.vrl"]
+           "--json", "-", run + ".kernel.vrl"]
+    if config["bo_score"]:  # the key's window (sim refuses an option no policy uses)
+        cmd[6:6] = ["--window", str(config["window"])]
     if topdown:
         cmd[6:6] = ["--threshold", f"{topdown}K"]
     if scan:

@@ -29,16 +29,17 @@ def main():
     width = 0.8 / max(1, len(policies) - 1)
     xs = range(len(sizes))
     for k, p in enumerate(policies[1:]):
-        better = [100.0 * (cost[(v, base)] - cost[(v, p)]) / cost[(v, base)] if cost[(v, base)] else 0
+        # the change of cost, positive = worse (as every vramlab table)
+        change = [100.0 * (cost[(v, p)] - cost[(v, base)]) / cost[(v, base)] if cost[(v, base)] else 0
                   for v in sizes]
         ev = [100.0 * (evictions[(v, p)] - evictions[(v, base)]) / evictions[(v, base)]
               if evictions[(v, base)] else 0 for v in sizes]
         off = [x - 0.4 + width * (k + 0.5) for x in xs]
-        ax1.bar(off, better, width, label=p)
+        ax1.bar(off, change, width, label=p)
         ax2.bar(off, ev, width, label=p)
     ax1.axhline(0, color="black", linewidth=0.8)
     ax2.axhline(0, color="black", linewidth=0.8)
-    ax1.set_ylabel(f"cost: % cheaper than {base}")
+    ax1.set_ylabel(f"cost: % change vs {base} (+ = worse)")
     ax2.set_ylabel(f"evictions: % change vs {base}")
     ax2.set_xticks(list(xs))
     ax2.set_xticklabels([f"{v} MiB" for v in sizes])

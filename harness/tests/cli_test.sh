@@ -24,7 +24,8 @@ a = json.load(open(sys.argv[1]))
 keys = {"name","buffers","runtime_ms","creates","cpu_ops","reads","writes","destroys",
         "events_on_destroyed","repeated_destroys","never_used","impossible_creates",
         "impossible_creates_1gib","largest_create","frames","cs"}
-r = a[0]
+assert a["schema"] == "vramlab-trace-stats" and a["version"] == 1, a
+r = a["traces"][0]
 print("ok" if set(r) == keys and r["name"] == "nederland1.bin" and r["reads"] == 82153
       and r["runtime_ms"] == 27554 and r["buffers"] == 3166 and r["impossible_creates"] == 0
       and r["largest_create"] == 7023872 else "bad %s" % r)
@@ -370,7 +371,7 @@ grep -q 'impossible creates (over 128 MiB, a capture defect): 1 in 1 of 1 traces
 "$bin" trace repair --on-impossible skip "$work/imp.txt" "$work/imp-fixed.txt" >"$work/imp.rep" &&
 	grep -q 'impossible creates (over 128 MiB): 1 dropped with 2 later events' "$work/imp.rep" &&
 	ok || bad "repair --on-impossible skip: $(cat "$work/imp.rep")"
-"$bin" trace stats --json "$work/imp-fixed.txt" | /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin)[0]; assert (r["creates"], r["reads"], r["writes"], r["destroys"], r["impossible_creates"]) == (2, 1, 1, 1, 0), r' &&
+"$bin" trace stats --json "$work/imp-fixed.txt" | /usr/bin/python3 -c 'import json,sys; r=json.load(sys.stdin)["traces"][0]; assert (r["creates"], r["reads"], r["writes"], r["destroys"], r["impossible_creates"]) == (2, 1, 1, 1, 0), r' &&
 	ok || bad "repaired trace keeps the other buffers"
 for m in keep skip exclude; do
 	"$bin" sim --model kernel --quiet --vram 64 --policies lru --on-impossible $m --json - \
@@ -533,6 +534,26 @@ expect_fail "resume with other costs" 'made for another problem' \
 out=$("$bin" train eval "${tp[@]}" --cost "$work/neg.json" 2>&1)
 [ $? = 1 ] && [ "$(wc -l <<<"$out")" = 1 ] && grep -q 'neg.json: move_latency_us: -5 is not positive' <<<"$out" &&
 	ok || bad "train eval --cost neg: $out"
+
+# --version on every command (issue 35), exit 0, one line
+for c in "sim" "decide" "train" "trace stats" "trace convert" "weights export" "report"; do
+	out=$("$bin" $c --version 2>&1) && [ "$(wc -l <<<"$out")" = 1 ] && grep -q '^vramlab [0-9]' <<<"$out" &&
+		ok || bad "$c --version: $out"
+done
+for s in hw/vramlab-hw report/vramlab-report; do
+	out=$(/usr/bin/python3 "$src/$s" --version 2>&1) && grep -q "(vramlab [0-9]" <<<"$out" &&
+		ok || bad "$s --version: $out"
+done
+# Without --vram, live traces run at the sizes they were recorded at (under pressure), not at
+# the thesis's 64 MiB-4 GiB where they evict nothing; a thesis trace keeps the nine sizes.
+live=$src/../traces/live/glsmoke-barts-6mib.vrl
+out=$("$bin" sim --model kernel --policies lru --json - "$live" 2>"$work/dv.err")
+grep -q "no --vram: the sizes the traces were recorded at, 6 MiB" "$work/dv.err" &&
+	/usr/bin/python3 -c 'import json,sys; r=json.loads(sys.argv[1])["results"]; assert [x["vram_mib"] for x in r] == [6] and r[0]["evictions"] > 0, r' "$out" &&
+	ok || bad "default vram of a live trace: $(cat "$work/dv.err")"
+out=$("$bin" sim --model kernel --policies lru --json - "$traces"/nederland1.bin 2>/dev/null)
+/usr/bin/python3 -c 'import json,sys; r=json.loads(sys.argv[1])["results"]; assert len(r) == 9, r' "$out" &&
+	ok || bad "default vram of a thesis trace"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -198,8 +198,8 @@ TEST(Ensemble, ANetworksScoresAreTheOnesMesaSentButForItsSpecialBuffers)
 	// glsmoke's live trace carries the scores Mesa computed with handset-calibrated.txt at
 	// 6 MiB. Recomputed from the kernel's view alone (what decide --weights and the trainer
 	// do) they are the same, except where Mesa sent a value the kernel's view cannot tell
-	// from the statistics: neutral for the buffers it does not score (fences, imports) and
-	// the cap. Those are counted, and must be the only differences.
+	// from the statistics: neutral for the buffers it does not score (imports) and the cap.
+	// Those are counted, and must be the only differences.
 	const KernelTrace live = load_kernel_trace(test::repo_trace("live/glsmoke-barts-6mib.vrl"));
 	const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/handset-calibrated.txt");
 	const KernelTrace s = scored_trace(prepare_train_trace(live, 6ull << 20), m, 6);
@@ -218,7 +218,9 @@ TEST(Ensemble, ANetworksScoresAreTheOnesMesaSentButForItsSpecialBuffers)
 				              << s.relocs[i].score << " recomputed";
 		}
 	EXPECT_GT(scored, 1000u);
-	EXPECT_GT(same, scored * 3 / 4);
+	// 1,476 of 1,659 since fences are neutral and no tick, and a fence's buffer used again is
+	// a reclaim (a create in Mesa's view); the rest are Mesa's neutral or capped values
+	EXPECT_GT(same * 100, scored * 85);
 	EXPECT_TRUE(std::all_of(s.cs.begin(), s.cs.end(), [](const KernelCs &c) { return c.scores; }));
 }
 

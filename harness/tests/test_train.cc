@@ -78,6 +78,38 @@ TEST(TrainObjective, AHighPriorityUseCountsFromItsRelocationOn)
 	EXPECT_EQ(t.inputs[t.reloc_input[599]][0], size_in);
 }
 
+// The virtual radeon's kernel view ends each CS with the winsys's fence, which Mesa neither
+// counts nor scores: a trained network's replay of such a trace sends it neutral and gives it no
+// tick; Mesa's own trace (no fence) scores every relocation (docs/score.md).
+TEST(TrainObjective, AKernelViewFenceIsNeutralAndNoTick)
+{
+	const std::string live = VRAMLAB_SOURCE_DIR "/../traces/live/glsmoke-barts-6mib.vrl";
+	const TrainTrace t = prepare_train_trace(load_kernel_trace(live), 6ull << 20);
+	ASSERT_TRUE(t.kt.kernel_view);
+	ASSERT_FALSE(t.kt.cs.empty());
+	size_t fences = 0;
+	for (const KernelCs &c : t.kt.cs) {
+		ASSERT_GT(c.n, 0u);
+		for (uint32_t i = 0; i < c.n; i++)
+			EXPECT_EQ(t.reloc_input[c.first + i] == TrainTrace::kNeutral, i + 1 == c.n);
+		fences++;
+	}
+	const KernelTrace k = scored_trace(t, Mlp{}, 6);
+	for (const KernelCs &c : k.cs)
+		EXPECT_EQ(k.relocs[c.first + c.n - 1].score, kScoreNeutral);
+	EXPECT_EQ(fences, t.kt.cs.size());
+	// the same relocations without the header are Mesa's view: every one is a tick and scored
+	const std::vector<CsReloc> two = {{0, DomainVram, 0, 0, false, kScoreNeutral},
+	                                  {1, DomainGtt, DomainGtt, 0, false, kScoreNeutral}};
+	const std::string path = test::temp_path("no-fence.vrl");
+	test::write_v2(path, {test::create_event(0, 1 << 20), test::create_event(1, 4096),
+	                      test::cs_event(two)});
+	const TrainTrace m = prepare_train_trace(load_kernel_trace(path), 256ull << 20);
+	EXPECT_FALSE(m.kt.kernel_view);
+	EXPECT_NE(m.reloc_input[1], TrainTrace::kNeutral);
+	std::remove(path.c_str());
+}
+
 TEST(GaOperators, ChildrenKeepPopulationSizeAndGenesInRange)
 {
 	std::mt19937_64 rng(1);

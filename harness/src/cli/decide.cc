@@ -111,11 +111,35 @@ double frame_p99(const TraceMeta &t, const Fig &f, const KernelConfig &c, const 
 }
 
 
-// "What to boot": for each stock kernel that is a baseline, the verdicts over the table's
-// groups and sizes of every policy one can boot on that kernel (its own policies, its "+fix"
-// twin's, and the other stock kernels for comparison). A policy is a default only when it is a
-// robust win or neutral at every size (at least one win); the rest stay opt-in. Computed from
-// the verdicts alone, so the text cannot say more than the table. Returns the JSON of it.
+// "What to boot": per stock kernel that is a baseline, the verdicts over the table's groups and
+// sizes (every cost band each) of what one can boot on it. A mechanism (window eviction, ...)
+// is a default only when it is a robust win or neutral at every size, at least one win. A
+// kernel's "+fix" is judged as a fix: it is recommended when it gives stock 6.12's figures
+// (neutral against 6.12 at every size) and the kernel without it loses somewhere; a mechanism
+// on the fixed kernel is then judged against the fix, i.e. as the same mechanism on 6.12 (the
+// fix is 6.12's order, decide reuses 6.12's runs for it), so that the fix's own gain is not
+// counted as the mechanism's. Computed from the verdicts alone: the text cannot say more than
+// the table. Returns it as JSON.
+struct BootCount {
+	int sizes = 0, win = 0, neutral = 0, mixed = 0, loss = 0;
+	double lo = 1e300, hi = -1e300;
+	bool all(int n) const { return sizes && n == sizes; }
+	std::string text() const
+	{
+		std::string c;
+		for (auto [n, k] : {std::pair{win, "robust win"}, std::pair{neutral, "neutral"},
+		                    std::pair{mixed, "mixed"}, std::pair{loss, "loss"}})
+			if (n) {
+				if (!c.empty())
+					c += ", ";
+				c += std::to_string(n);
+				c += " ";
+				c += k;
+			}
+		return c;
+	}
+};
+
 nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
                           const std::vector<std::string> &bases)
 {
@@ -123,92 +147,102 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 	for (const auto &v : verdicts)
 		has_clean |= v["group"] == "clean";
 	const char *skip_group = has_clean ? "corpus" : "clean"; // clean is a part of corpus
+	auto count = [&](const std::string &pol, const std::string &base) {
+		BootCount c;
+		for (const auto &v : verdicts) {
+			if (v["baseline"] != base || v["policy"] != pol || v["group"] == skip_group)
+				continue;
+			const std::string w = v["verdict"];
+			c.sizes++;
+			c.win += w == "robust win";
+			c.neutral += w == "neutral";
+			c.mixed += w == "mixed";
+			c.loss += w == "loss";
+			const double m = v["worst_band_median_change_pct"].get<double>();
+			c.lo = std::min(c.lo, m);
+			c.hi = std::max(c.hi, m);
+		}
+		return c;
+	};
+	auto is_base = [&](const std::string &p) {
+		return std::find(bases.begin(), bases.end(), p) != bases.end();
+	};
 	nlohmann::json boot = nlohmann::json::array();
-	std::fprintf(out, "\nWhat to boot, from this table (a default only if a robust win or "
-	                  "neutral at every size; the range of the median change of transfer time "
-	                  "in the worst band, + = worse):\n");
+	std::fprintf(out, "\nWhat to boot, from this table (per size, every cost band; a mechanism "
+	                  "is a default only if a robust win or neutral at every size; the range is "
+	                  "of the median change of transfer time in the worst band, + = worse):\n");
 	for (const std::string &base : bases) {
 		std::string bk;
-		std::vector<std::string> order; // policies in table order
+		std::vector<std::string> order; // what one can boot on this kernel, in table order
 		for (const auto &v : verdicts) {
 			if (v["baseline"] != base || v["policy"] == base)
 				continue;
 			bk = v["baseline_kernel"].get<std::string>();
 			const std::string k = v["kernel"], pol = v["policy"];
-			const bool other_stock = std::find(bases.begin(), bases.end(), pol) != bases.end();
-			if ((k == bk || k == bk + "+fix" || other_stock) &&
+			if ((k == bk || k == bk + "+fix" || is_base(pol)) &&
 			    std::find(order.begin(), order.end(), pol) == order.end())
 				order.push_back(pol);
 		}
 		if (order.empty())
 			continue;
 		const bool stock = base == "lru" || base.ends_with(":lru");
+		std::fprintf(out, "  on %s%s (against %s):\n", stock ? "stock " : "", bk.c_str(), base.c_str());
+		const std::string fix = bk + "+fix:lru";
+		// the fix restores 6.12 when it is neutral against stock 6.12 at every size
+		const BootCount fix_vs_612 = count(fix, "lru");
+		const bool fix_restores = is_base("lru") && fix_vs_612.all(fix_vs_612.neutral);
+		const BootCount unfixed = count(base, "lru"); // this kernel against 6.12
 		std::vector<std::string> defaults;
-		std::fprintf(out, "  against %s%s (%s):\n", stock ? "stock " : "", bk.c_str(), base.c_str());
+		bool fix_recommended = false;
 		for (const std::string &pol : order) {
-			std::map<std::string, int> n;
-			double lo = 1e300, hi = -1e300;
-			int sizes = 0;
-			for (const auto &v : verdicts) {
-				if (v["baseline"] != base || v["policy"] != pol || v["group"] == skip_group)
-					continue;
-				n[v["verdict"].get<std::string>()]++;
-				const double m = v["worst_band_median_change_pct"].get<double>();
-				lo = std::min(lo, m);
-				hi = std::max(hi, m);
-				sizes++;
-			}
-			const int wins = n["robust win"], neutral = n["neutral"], loss = n["loss"];
-			const bool other_stock = std::find(bases.begin(), bases.end(), pol) != bases.end();
-			const char *cls = neutral == sizes                 ? "the same as stock"
-			                  : wins + neutral == sizes        ? "a default"
-			                  : loss == sizes                  ? "worse at every size"
-			                                                   : "opt-in only";
-			if (wins + neutral == sizes && wins && !other_stock)
-				defaults.push_back(pol);
-			// the fix restores 6.12's order: say so when the table shows it (neutral at every
-			// size against stock 6.12)
-			bool restores = false;
-			if (pol.ends_with("+fix:lru")) {
-				int same = 0, all = 0;
-				for (const auto &v : verdicts)
-					if (v["policy"] == pol && v["baseline"] == "lru" && v["group"] != skip_group) {
-						all++;
-						same += v["verdict"] == "neutral";
-					}
-				restores = all && same == all;
-			}
-			std::string counts;
-			for (const char *k : {"robust win", "neutral", "mixed", "loss"})
-				if (n[k]) {
-					if (!counts.empty())
-						counts += ", ";
-					counts += std::to_string(n[k]);
-					counts += " ";
-					counts += k;
+			BootCount c = count(pol, base);
+			std::string judged = base, cls;
+			if (is_base(pol)) {
+				cls = c.all(c.loss) ? "the other stock kernel: worse at every size"
+				                    : "the other stock kernel";
+			} else if (pol == fix) {
+				fix_recommended = fix_restores && bk != "6.12" && unfixed.loss > 0;
+				cls = fix_recommended ? "the fix: stock 6.12's figures again (neutral against "
+				                        "6.12 at every size); apply it"
+				      : fix_restores ? "the fix: stock 6.12's figures again"
+				                     : "the fix (not 6.12's figures here)";
+			} else {
+				const size_t colon = pol.find(':');
+				if (fix_restores && pol.starts_with(bk + "+fix:") && colon != std::string::npos) {
+					// on the fixed kernel: against the fix, i.e. as the mechanism on 6.12
+					judged = "lru";
+					c = count(pol.substr(colon + 1), "lru");
 				}
-			std::fprintf(out, "    %-18s %+.1f%% to %+.1f%% over %d sizes (%s): %s\n",
-			             pol.c_str(), lo, hi, sizes, counts.c_str(),
-			             other_stock ? (loss == sizes ? "the other stock kernel, worse at every size"
-			                                          : "the other stock kernel")
-			             : restores  ? "the fix: stock 6.12's figures again (neutral against it "
-			                           "at every size)"
-			                         : cls);
-			boot.push_back({{"baseline", base}, {"policy", pol}, {"sizes", sizes},
-			                {"robust_win", wins}, {"neutral", neutral}, {"mixed", n["mixed"]},
-			                {"loss", loss}, {"worst_band_median_min_pct", lo},
-			                {"worst_band_median_max_pct", hi}, {"class", cls}});
+				const bool dflt = c.all(c.win + c.neutral) && c.win;
+				cls = c.all(c.neutral) ? "the same as stock"
+				      : dflt           ? "a default"
+				      : c.all(c.loss)  ? "worse at every size"
+				                       : "opt-in only";
+				if (judged != base)
+					cls += " (judged against the fix)";
+				if (dflt)
+					defaults.push_back(pol);
+			}
+			std::fprintf(out, "    %-18s %+.1f%% to %+.1f%% over %d sizes (%s): %s\n", pol.c_str(),
+			             c.lo, c.hi, c.sizes, c.text().c_str(), cls.c_str());
+			boot.push_back({{"kernel", bk}, {"baseline", base}, {"policy", pol},
+			                {"judged_against", judged}, {"sizes", c.sizes},
+			                {"robust_win", c.win}, {"neutral", c.neutral}, {"mixed", c.mixed},
+			                {"loss", c.loss}, {"worst_band_median_min_pct", c.lo},
+			                {"worst_band_median_max_pct", c.hi}, {"class", cls}});
 		}
-		std::string d;
+		if (!stock)
+			continue;
+		std::string d = fix_recommended ? "apply the fix (" + fix + ")" : "";
 		for (const std::string &p : defaults) {
-			if (!d.empty())
-				d += " or ";
+			d += d.empty() ? "boot " : ", then boot ";
 			d += p;
 		}
-		if (stock)
-			std::fprintf(out, "    => on %s: %s\n", bk.c_str(),
-			             d.empty() ? "stock; nothing here is a robust win at every size"
-			                       : ("boot " + d).c_str());
+		std::fprintf(out, "    => on %s: %s\n", bk.c_str(),
+		             d.empty() ? "stock; no mechanism here is a robust win at every size"
+		                       : (d + (defaults.empty() ? "; no mechanism here is a robust "
+		                                                   "win at every size on top of it"
+		                                                 : "")).c_str());
 	}
 	return boot;
 }
@@ -676,10 +710,16 @@ void run_decide(const DecideArgs &a)
 		boot = print_boot(tab, verdicts, bases);
 	}
 	std::fflush(tab);
-	std::fprintf(stderr, "%llu replays (%zu traces x %zu sizes x %zu policies x %zu variations, "
-	                     "key = its placement's run where a trace sends no scores) in %.1f s on %u "
-	                     "threads\n",
-	             (unsigned long long)replays, T, S, P, V, secs, threads);
+	size_t tl = 0;
+	for (const auto &m : meta)
+		tl += m.live;
+	const size_t cells = ((T - tl) * a.vram_mib.size() + tl * live_sizes.size()) * P * V;
+	std::fprintf(stderr, "%llu replays of %zu runs ((%zu traces x %zu sizes + %zu live x %zu) x "
+	                     "%zu policies x %zu variations; the others are the same run: a key "
+	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
+	                     "one without duplicate relocations 6.12's) in %.1f s on %u threads\n",
+	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
+	             live_sizes.size(), P, V, secs, threads);
 	if (a.json.empty())
 		return;
 	nlohmann::json j;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
@@ -64,6 +65,9 @@ void check_json_path(const std::string &path)
 {
 	if (path.empty() || path == "-")
 		return;
+	std::error_code ec;
+	if (std::filesystem::is_directory(path, ec))
+		throw TraceError(path + ": cannot write: it is a directory");
 	const std::string tmp = path + ".tmp";
 	std::ofstream probe(tmp);
 	if (!probe)
@@ -160,7 +164,7 @@ CostFile resolve_costs(const std::string &file, const std::vector<const CLI::Opt
 		if (o && o->count())
 			throw CLI::ValidationError("--cost", "cannot be combined with " + o->get_name() +
 			                                     ": a cost file sets every cost (edit a copy "
-			                                     "of it, docs/cost-file.md)");
+			                                     "of it, harness/docs/cost-file.md)");
 	return load_cost_file(file);
 }
 
@@ -186,6 +190,11 @@ int run_report(int argc, char **argv)
 		             "this binary\n");
 		return 1;
 	}
+	for (int i = 2; i < argc; i++)
+		if (!std::strcmp(argv[i], "--version")) { // as every subcommand answers it
+			std::printf("vramlab %s\n", VRAMLAB_VERSION);
+			return 0;
+		}
 	std::vector<std::string> args{"/usr/bin/python3", script};
 	for (int i = 2; i < argc; i++)
 		args.emplace_back(argv[i]);
@@ -218,6 +227,14 @@ int main(int argc, char **argv)
 	// Listed for --help; `vramlab report ...` is handled before parsing (run_report()).
 	app.add_subcommand("report", "HTML report of PTS A/B runs, live runs, simulator and "
 	                   "training results (vramlab report --help)");
+	// --version on every command and subcommand, not only on vramlab itself
+	std::function<void(CLI::App *)> versions = [&](CLI::App *a) {
+		for (CLI::App *s : a->get_subcommands({})) {
+			s->set_version_flag("--version", std::string("vramlab ") + VRAMLAB_VERSION);
+			versions(s);
+		}
+	};
+	versions(&app);
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {

@@ -1,5 +1,5 @@
 // vramlab trace scores: the scores a trace's driver must have sent, recomputed from the trace
-// alone by the score contract (docs/score.md), against the scores it recorded and a DRM shim log.
+// alone by the score contract (harness/docs/score.md), against the scores it recorded and a DRM shim log.
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -108,7 +108,7 @@ void run(const ScoresArgs &a)
 		             "a kernel-view trace (source=%s): what the kernel got, not the driver's own "
 		             "trace; the score contract cannot recompute its scores (fence buffers are "
 		             "creates and relocations here, buffer-cache reclaims, the driver's CPU maps "
-		             "and high-priority surfaces are not in it: docs/score.md)\n",
+		             "and high-priority surfaces are not in it: harness/docs/score.md)\n",
 		             c.source.c_str());
 		std::fprintf(out, "checked, in the %llu CS records with a score chunk: the fence (the "
 		                  "last relocation) neutral (%llu), a repeated buffer with its first "
@@ -189,7 +189,7 @@ void add_trace_scores_command(CLI::App &trace)
 {
 	static ScoresArgs a;
 	auto *sc = trace.add_subcommand(
-	        "scores", "recompute the scores of every CS record by the score contract (docs/score.md) "
+	        "scores", "recompute the scores of every CS record by the score contract (harness/docs/score.md) "
 	                  "and compare them with the trace's and a DRM shim log's");
 	sc->add_option("FILE", a.trace, "a v2.1 or v2.2 trace (CS records)")
 	    ->required()

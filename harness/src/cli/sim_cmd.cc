@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -65,9 +66,10 @@ struct SimArgs {
 	uint32_t timeline = 0;
 	double pcie_gbps = kDefaultPcieGbps, vram_gbps = kDefaultVramGbps,
 	       move_latency_us = kDefaultMoveLatencyUs;
-	std::string cost;                           // --cost: a cost file (docs/cost-file.md)
+	std::string cost;                           // --cost: a cost file (harness/docs/cost-file.md)
 	std::vector<const CLI::Option *> cost_opts; // --pcie-gbps, --vram-gbps, --move-latency-us
 	bool policies_given = false;
+	bool vram_given = false;
 	unsigned ensemble = 0;   // kernel model: variations per run (ensemble.h)
 	bool ensemble_given = false;
 	std::string gtt_cost = "1"; // kernel model with --ensemble: GTT charge factors
@@ -146,6 +148,39 @@ ReplayOptions replay_options(const SimArgs &a)
 	        parse_on_impossible(a.on_impossible)};
 }
 
+// Without --vram: the sizes the traces were recorded at when every one says (a live trace's
+// vram_bytes: where its program was under pressure), else the thesis's nine sizes. A live
+// trace at 64 MiB and up evicts nothing: a table of zeros is no answer.
+std::string default_vram(const SimArgs &a)
+{
+	if (a.vram_given || a.ensemble_given)
+		return a.vram;
+	std::vector<uint64_t> mib;
+	for (const std::string &t : expand_traces(a.inputs)) {
+		const auto &meta = open_trace(t)->info().meta;
+		const auto it = meta.find("vram_bytes");
+		uint64_t b = 0;
+		try {
+			b = it == meta.end() ? 0 : std::stoull(it->second);
+		} catch (const std::exception &) {
+			b = 0;
+		}
+		if (!b || b % (1 << 20))
+			return a.vram;
+		if (std::find(mib.begin(), mib.end(), b >> 20) == mib.end())
+			mib.push_back(b >> 20);
+	}
+	if (mib.empty())
+		return a.vram;
+	std::sort(mib.begin(), mib.end());
+	std::string s;
+	for (uint64_t m : mib)
+		s += (s.empty() ? "" : ",") + std::to_string(m);
+	std::fprintf(stderr, "vramlab: no --vram: the sizes the traces were recorded at, %s MiB\n",
+	             s.c_str());
+	return s;
+}
+
 void run_kernel(const SimArgs &a)
 {
 	KernelSimArgs k;
@@ -171,7 +206,7 @@ void run_kernel(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	k.vram_mib = vram_list(a.vram, "--vram");
+	k.vram_mib = vram_list(default_vram(a), "--vram");
 	k.too_big = a.too_big.empty() ? 0 : a.too_big == "refuse" ? 1 : 2;
 	const uint64_t thr = parse_size(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
@@ -256,7 +291,7 @@ void run(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	spec.vram_mib = vram_list(a.vram, "--vram");
+	spec.vram_mib = vram_list(default_vram(a), "--vram");
 	spec.config.threshold = parse_size(a.threshold);
 	spec.config.timeline_every = a.timeline;
 	Mlp mlp;
@@ -305,7 +340,7 @@ void run(const SimArgs &a)
 			grand[p].merge(t);
 			char vs[32] = "";
 			if (p != base) {
-				const double d = pct_better(b.cost, t.cost);
+				const double d = -pct_better(b.cost, t.cost); // + = worse, as everywhere
 				std::snprintf(vs, sizeof vs, "%+.2f%%", d);
 			}
 			std::fprintf(tab, "%5lluM  %-13s %22llu %9s %10llu %11.1f %8.3f %9.1f %6u %5u\n",
@@ -316,10 +351,13 @@ void run(const SimArgs &a)
 			            t.cut);
 		}
 	}
-	std::fprintf(tab, "\nTotal over all sizes (vs %s, positive = cheaper):\n", base.c_str());
+	std::fprintf(tab, "\nvs base: the change of cost against %s, positive = worse (more "
+	                  "expensive; the thesis's Figure 20 printed %% better, the other sign)\n",
+	             base.c_str());
+	std::fprintf(tab, "Total over all sizes (vs %s, positive = worse):\n", base.c_str());
 	for (auto &p : spec.policies)
 		std::fprintf(tab, "  %-13s %22llu %+8.2f%%  %llu evictions\n", p.c_str(),
-		            (unsigned long long)grand[p].cost, pct_better(grand[base].cost, grand[p].cost),
+		            (unsigned long long)grand[p].cost, -pct_better(grand[base].cost, grand[p].cost),
 		            (unsigned long long)grand[p].evictions);
 	std::fflush(tab);
 	std::fprintf(stderr, "replayed %.1f M entries in %.2f s (%.1f M entries/s on %u threads)\n",
@@ -398,7 +436,7 @@ void add_decide_command(CLI::App &app)
 	                                        "the live corpus need far less than the games)")
 	    ->capture_default_str();
 	c->add_option("--ensemble", d.ensemble, "variations per run, 1..16")->capture_default_str();
-	c->add_option("--cost", cost, "a cost file (docs/cost-file.md): the base costs the bands "
+	c->add_option("--cost", cost, "a cost file (harness/docs/cost-file.md): the base costs the bands "
 	                              "vary; default the built-in ones, costs/default.json")
 	    ->check(CLI::ExistingFile);
 	c->add_option("--gtt-cost", gtt, "cost bands: factors on the GTT charge (of the cost "
@@ -484,7 +522,7 @@ void add_sim_command(CLI::App &app)
 		pol_help += std::string(" ") + p.name;
 	sim->add_option("--model", a.model,
 	                "thesis: the thesis's cost model; kernel: Linux 6.12 with the series "
-	                "(docs/kernel-model.md)")
+	                "(harness/docs/kernel-model.md)")
 	    ->check(CLI::IsMember({"thesis", "kernel"}))
 	    ->capture_default_str();
 	sim->add_option("--policies", a.policies, pol_help)
@@ -504,7 +542,7 @@ void add_sim_command(CLI::App &app)
 	sim->add_option("--baselines", a.baselines, "kernel model with --ensemble: more baselines "
 	                                            "(6.14:lru)");
 	add_mechanism_options(sim, a.mech);
-	sim->add_option("--cost", a.cost, "kernel model: a cost file (docs/cost-file.md) instead "
+	sim->add_option("--cost", a.cost, "kernel model: a cost file (harness/docs/cost-file.md) instead "
 	                                  "of the built-in costs (costs/default.json)")
 	    ->check(CLI::ExistingFile);
 	a.cost_opts = {sim->add_option("--pcie-gbps", a.pcie_gbps,
@@ -517,8 +555,11 @@ void add_sim_command(CLI::App &app)
 	                               "kernel model: fixed cost of one move, microseconds (not "
 	                               "with --cost)")
 	                   ->capture_default_str()};
-	sim->add_option("--vram", a.vram, "VRAM sizes: MiB, or with K/M/G (whole MiB)")
-	    ->capture_default_str();
+	sim->add_option("--vram", a.vram, "VRAM sizes: MiB, or with K/M/G (whole MiB); default: "
+	                                  "the sizes the traces were recorded at if every one says "
+	                                  "(live traces), else these")
+	    ->capture_default_str()
+	    ->each([](const std::string &) { a.vram_given = true; });
 	sim->add_option("--threshold", a.threshold, "min-max size threshold")->capture_default_str();
 	sim->add_option("--weights", a.weights, "score weights file (default weights/handset.txt)");
 	sim->add_option("--on-destroyed", a.on_destroyed, "events on destroyed ids: skip or repair")
@@ -547,7 +588,42 @@ void add_sim_command(CLI::App &app)
 	                "from GTT, as cost bands (e.g. 1,2,4)")
 	    ->capture_default_str();
 	sim->add_flag("--quiet", a.quiet, "no progress line");
-	sim->callback([] { run(a); });
+	sim->callback([sim] {
+		// An option no policy of the run reads changes nothing: refuse it rather than let a
+		// table look as if it had been applied.
+		for (const char *opt : {"--baselines", "--gtt-cost"})
+			if (sim->count(opt) && !a.ensemble_given)
+				throw CLI::ValidationError(opt, "changes nothing without --ensemble (a plain "
+				                                "run has one baseline, the first policy, and "
+				                                "one cost)");
+		if (a.model == "kernel" && !a.ensemble_given) {
+			bool scan = false, budget = false, key = false, minmax = false;
+			for (const std::string &p : split_list(a.policies_given ? a.policies
+			                                                         : "lru,minmax,key,minmax+key",
+			                                       "--policies")) {
+				try {
+					const KernelChoice c = kernel_choice(p, 512);
+					scan |= c.policy->scan;
+					budget |= c.policy->budget;
+					key |= c.policy->scored();
+					minmax |= c.policy->topdown;
+				} catch (const std::invalid_argument &) {
+				} // named in run()
+			}
+			for (auto [opt, used, what] :
+			     {std::tuple{"--scan-max", scan, "window eviction"},
+			      std::tuple{"--cold-ms", scan, "window eviction"},
+			      std::tuple{"--budget-mbps", budget, "the move budget"},
+			      std::tuple{"--budget-cap-ms", budget, "the move budget"},
+			      std::tuple{"--window", key, "key or priority order"},
+			      std::tuple{"--threshold", minmax, "min-max placement"}})
+				if (sim->count(opt) && !used)
+					throw CLI::ValidationError(opt, std::string("changes nothing: no policy of "
+					                                            "this run uses ") +
+					                                    what);
+		}
+		run(a);
+	});
 }
 
 } // namespace vramlab

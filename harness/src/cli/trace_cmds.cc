@@ -76,8 +76,10 @@ void cmd_stats(const std::vector<std::string> &files, bool json)
 		if (s.impossible)
 			damaged.push_back(s.name);
 	}
-	if (json) {
-		std::printf("%s\n", arr.dump(2).c_str());
+	if (json) { // one object with the schema, as every JSON the command writes
+		const nlohmann::json j = {{"schema", "vramlab-trace-stats"}, {"version", 1},
+		                          {"traces", std::move(arr)}};
+		std::printf("%s\n", j.dump(2).c_str());
 		return;
 	}
 	if (!damaged.empty()) { // the corpus defect named, as the dead-id one is counted above
@@ -363,7 +365,7 @@ void add_trace_commands(CLI::App &app)
 	static bool stats_json = false;
 	stats->add_option("FILE", stats_files, "trace files, directories of them, or - (stdin)")
 	    ->required();
-	stats->add_flag("--json", stats_json, "print a JSON array");
+	stats->add_flag("--json", stats_json, "print JSON: {schema, version, traces: [one object each]}");
 	stats->callback([] { cmd_stats(stats_files, stats_json); });
 
 	auto *show = trace->add_subcommand("show", "print one event a line");
@@ -379,7 +381,8 @@ void add_trace_commands(CLI::App &app)
 	convert->add_option("IN", conv_in)->required()->check(CLI::ExistingFile);
 	convert->add_option("OUT", conv_out)->required();
 	convert->add_option("--to", conv_to, "text, bostats1 or v2 (default: from OUT's extension "
-	                                     ".txt/.bin/.vrl, else v2)");
+	                                     ".txt/.bin/.vrl, else v2)")
+	    ->check(CLI::IsMember({"text", "bostats1", "v2"}));
 	convert->add_option("--meta", conv_meta, "key=value for the v2 header (repeatable)");
 	convert->callback([] { cmd_convert(conv_in, conv_out, conv_to, conv_meta); });
 
@@ -387,7 +390,8 @@ void add_trace_commands(CLI::App &app)
 	static std::string rep_in, rep_out, rep_to;
 	repair->add_option("IN", rep_in)->required()->check(CLI::ExistingFile);
 	repair->add_option("OUT", rep_out)->required();
-	repair->add_option("--to", rep_to, "output format (default: as the input)");
+	repair->add_option("--to", rep_to, "output format (default: as the input)")
+	    ->check(CLI::IsMember({"text", "bostats1", "v2"}));
 	static std::string rep_imp = "keep";
 	repair->add_option("--on-impossible", rep_imp,
 	                   "creates over 128 MiB (a corpus defect): keep, or skip (drop them and "

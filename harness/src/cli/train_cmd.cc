@@ -28,7 +28,7 @@ struct SplitArgs {
 	uint32_t window = 256, topdown = 512;
 	double tolerance = 0.005;
 	unsigned threads = 0;
-	std::string cost; // --cost: a cost file (docs/cost-file.md)
+	std::string cost; // --cost: a cost file (harness/docs/cost-file.md)
 };
 
 // The traces of one set of a split file, found in the search directories. Errors name the
@@ -117,7 +117,7 @@ void add_problem_options(CLI::App *c, SplitArgs &a)
 	              "per trace and size, transfer time allowed over LRU before a penalty")
 	    ->capture_default_str();
 	c->add_option("-j,--threads", a.threads, "threads (default: all cores)");
-	c->add_option("--cost", a.cost, "a cost file (docs/cost-file.md) instead of the built-in "
+	c->add_option("--cost", a.cost, "a cost file (harness/docs/cost-file.md) instead of the built-in "
 	                                "transfer costs (costs/default.json)")
 	    ->check(CLI::ExistingFile);
 	c->add_option("TRACES", a.traces, "trace files (instead of --split)");
@@ -140,6 +140,15 @@ void write_text(const std::string &path, const std::string &text)
 
 void run_train(TrainArgs &a)
 {
+	// usage, before any trace is read (the trainer checks the same, later)
+	if (!a.c.generations && !(a.c.minutes > 0))
+		throw CLI::ValidationError("--minutes", "give a budget: --generations or --minutes "
+		                                           "(a number of generations or of minutes)");
+	if (a.c.ga.population < 4 || a.c.ga.population % 2 || a.c.ga.population > 100000)
+		throw CLI::ValidationError("--population", std::to_string(a.c.ga.population) +
+		                                               " is not an even number in 4..100000");
+	if (!(a.c.ga.mutation >= 0 && a.c.ga.mutation <= 1))
+		throw CLI::ValidationError("--mutation", "must be a probability, 0..1");
 	int rank = 0, size = 1;
 #ifdef VRAMLAB_HAVE_MPI
 	if (a.c.mpi) {

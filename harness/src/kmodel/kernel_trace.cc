@@ -85,6 +85,7 @@ KernelTrace load_kernel_trace(const ReplayReader::Opener &open, const std::strin
 	KernelTrace t;
 	t.name = name;
 	ReplayReader r(open, opt, name);
+	t.kernel_view = is_kernel_view(r.info());
 	CsBuilder synth(t);
 	bool has_cs = false, has_access = false;
 	Event e;
@@ -176,6 +177,7 @@ KernelTrace with_period(const KernelTrace &t, uint32_t period_ms)
 	o.impossible = t.impossible;
 	o.impossible_events = t.impossible_events;
 	o.truncated = t.truncated;
+	o.kernel_view = t.kernel_view;
 	o.frame_us = t.frame_us;
 	o.ops.reserve(t.ops.size());
 	o.relocs.reserve(t.relocs.size());

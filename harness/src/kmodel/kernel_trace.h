@@ -50,6 +50,7 @@ struct KernelTrace {
 	std::vector<uint64_t> cs_us;   // each CS's time (synthesized: its millisecond's start)
 	std::vector<uint64_t> frame_us; // the time of each FRAME record (frame durations)
 	bool truncated = false;        // a v2 file cut short, read up to its last FRAME
+	bool kernel_view = false;      // the virtual radeon's (is_kernel_view): each CS ends with the fence
 };
 
 // Events on destroyed ids (the thesis corpus defect) are skipped or repaired, impossible creates

@@ -113,13 +113,6 @@ void track_event(ScoreTracker &t, const Event &e)
 	}
 }
 
-bool is_kernel_view(const TraceInfo &info)
-{
-	// vradeon_drm_shim.c writes "source=vradeon (the kernel's view)"
-	auto it = info.meta.find("source");
-	return it != info.meta.end() && it->second.rfind("vradeon", 0) == 0;
-}
-
 uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64_t fallback)
 {
 	auto it = info.meta.find("vram_bytes");

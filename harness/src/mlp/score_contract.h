@@ -72,7 +72,7 @@ uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64
 // A kernel-view trace: what the DRM shim of the virtual radeon recorded (vradeon, header
 // source=vradeon...), one CREATE per GEM object and every relocation the kernel got, not Mesa's
 // own trace. The contract cannot recompute its scores (docs/score.md, "Kernel-view traces").
-bool is_kernel_view(const TraceInfo &info);
+// is_kernel_view(): trace/format.h
 // The highest score the network gives: u32(0.999f) (docs/score.md, "Network").
 inline const uint32_t kScoreCap = uint32_t(double(0.999f) * 4294967296.0);
 

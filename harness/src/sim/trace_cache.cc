@@ -15,7 +15,7 @@ namespace {
 
 namespace fs = std::filesystem;
 constexpr char kMagic[8] = {'v', 'r', 'l', 'c', 'a', 'c', 'h', 'e'};
-constexpr uint32_t kVersion = 4; // bump when a cached structure changes (4: high_prio_use)
+constexpr uint32_t kVersion = 5; // bump when a cached structure changes (5: kernel_view)
 
 fs::path cache_dir()
 {
@@ -229,6 +229,7 @@ KernelTrace cached_kernel(const std::string &path, ReplayOptions mode,
 		        write_repair(o, t.repair);
 		        o.pod(t.impossible);
 		        o.pod(t.impossible_events);
+		        o.pod(t.kernel_view);
 	        },
 	        [](In &i, KernelTrace &t) {
 		        return i.str(t.name) && i.vec(t.ops) && i.vec(t.cs) && i.vec(t.relocs) &&
@@ -236,7 +237,8 @@ KernelTrace cached_kernel(const std::string &path, ReplayOptions mode,
 		               i.vec(t.frame_us) &&
 		               i.pod(t.synthesized) && i.pod(t.skipped) && i.pod(t.accesses) &&
 		               read_repair(i, t.repair) && i.pod(t.impossible) &&
-		               i.pod(t.impossible_events) && t.domain.size() == t.size.size() &&
+		               i.pod(t.impossible_events) && i.pod(t.kernel_view) &&
+		               t.domain.size() == t.size.size() &&
 		               t.prio.size() == t.size.size() && valid(t);
 	        });
 }

@@ -127,4 +127,11 @@ std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, cons
 	throw TraceError("bad format");
 }
 
+bool is_kernel_view(const TraceInfo &info)
+{
+	// vradeon_drm_shim.c writes "source=vradeon (the kernel's view)"
+	auto it = info.meta.find("source");
+	return it != info.meta.end() && it->second.rfind("vradeon", 0) == 0;
+}
+
 } // namespace vramlab

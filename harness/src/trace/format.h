@@ -82,6 +82,11 @@ public:
 // bostats1 needs the buffer count up front (info.declared_buffers).
 std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, const TraceInfo &info);
 
+// A trace the virtual radeon wrote (its header's source=vradeon...): the kernel's view, one
+// CREATE per GEM object and every relocation the kernel got, the winsys's fence last in each
+// CS; not Mesa's own trace (docs/score.md, "Kernel-view traces").
+bool is_kernel_view(const TraceInfo &info);
+
 // The bostats1 index width for N buffers (trace-format.md).
 inline unsigned bostats1_index_bytes(uint32_t n) { return n < 255 ? 1 : n < 65535 ? 2 : 3; }
 

@@ -119,6 +119,7 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
 		observed++;
 	});
 	std::vector<uint32_t> cur(t.kt.size.size(), 0);
+	std::vector<uint8_t> fence(t.kt.size.size(), 0); // kernel view: last used as the fence
 	t.reloc_input.resize(t.kt.relocs.size());
 	for (uint32_t op : t.kt.ops) {
 		const uint32_t arg = op & KernelTrace::kMask;
@@ -131,14 +132,29 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
 			break;
 		case KernelTrace::Cs: {
 			const KernelCs &cs = t.kt.cs[arg];
-			for (uint32_t i = 0; i < cs.n; i++) {
+			// In the kernel's view each CS ends with the winsys's fence, which Mesa keeps out
+			// of its statistics and sends neutral (docs/score.md): no tick, no score.
+			const uint32_t scored = t.kt.kernel_view && cs.n ? cs.n - 1 : cs.n;
+			for (uint32_t i = 0; i < scored; i++) {
 				const CsReloc &r = t.kt.relocs[cs.first + i];
+				if (fence[r.id]) {
+					// a fence's buffer used for something else: Mesa's buffer cache reclaimed
+					// it, which Mesa's statistics see as a new buffer (a create)
+					fence[r.id] = 0;
+					const uint64_t b = observed;
+					tr.create(r.id, t.kt.size[r.id], t.kt.prio[r.id] & kPrioAtCreate, false);
+					if (observed != b)
+						cur[r.id] = last;
+				}
 				if (tr.access(r.id, r.write_domain != 0, r.high_prio_use))
 					cur[r.id] = last;
 			}
+			if (scored < cs.n)
+				fence[t.kt.relocs[cs.first + scored].id] = 1;
 			// The chunk carries each buffer's score after all relocations are accounted.
 			for (uint32_t i = 0; i < cs.n; i++)
-				t.reloc_input[cs.first + i] = cur[t.kt.relocs[cs.first + i].id];
+				t.reloc_input[cs.first + i] =
+				        i < scored ? cur[t.kt.relocs[cs.first + i].id] : TrainTrace::kNeutral;
 			continue;
 		}
 		case KernelTrace::Cpu: tr.cpu(arg); break;
@@ -254,7 +270,11 @@ bool Objective::replay(size_t p, const std::vector<uint32_t> &scores, double cut
 	const double wb = pair_weight_bytes(p), wt = pair_weight_time(p);
 	uint64_t n = 0;
 	const bool done = drive(
-	        m, t.kt, [&](size_t r) { return scores[t.reloc_input[r]]; },
+	        m, t.kt,
+	        [&](size_t r) {
+		        const uint32_t u = t.reloc_input[r];
+		        return u == TrainTrace::kNeutral ? kScoreNeutral : scores[u];
+	        },
 	        [&] {
 		        if (!(cutoff < HUGE_VAL))
 			        return false;
@@ -308,7 +328,8 @@ KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib)
 	}
 	KernelTrace k = t.kt;
 	for (size_t r = 0; r < k.relocs.size(); r++)
-		k.relocs[r].score = score[t.reloc_input[r]];
+		k.relocs[r].score = t.reloc_input[r] == TrainTrace::kNeutral ? kScoreNeutral
+		                                                              : score[t.reloc_input[r]];
 	for (KernelCs &c : k.cs)
 		c.scores = true;
 	return k;

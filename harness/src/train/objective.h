@@ -26,7 +26,8 @@ namespace vramlab {
 struct TrainTrace {
 	KernelTrace kt;
 	std::vector<std::array<float, kMlpInputs>> inputs; // distinct network inputs
-	std::vector<uint32_t> reloc_input; // per relocation of kt.relocs: index into inputs
+	static constexpr uint32_t kNeutral = UINT32_MAX; // a relocation Mesa sends neutral (a fence)
+	std::vector<uint32_t> reloc_input; // per relocation of kt.relocs: index into inputs, or kNeutral
 	// Input 1 (the VRAM size) is replaced per evaluated size: under radeon.vramlimit the
 	// driver sees the limited size.
 	uint64_t computations = 0;         // score computations before deduplication
