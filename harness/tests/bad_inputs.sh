@@ -16,7 +16,9 @@ while IFS= read -r line; do
 	IFS='|' read -r want first cmd <<<"$line"
 	want=${want// /}; first=${first# }; first=${first% }; cmd=${cmd# }
 	d=$work/case$n; mkdir -p "$d"
-	cmd=${cmd//@T@/$T}; cmd=${cmd//@L@/$L}; cmd=${cmd//@C@/$src/../traces}; cmd=${cmd//@D@/$d}; first=${first//@D@/$d}
+	echo '[]' >"$work/list.json" # a JSON that is no object
+	cmd=${cmd//@T@/$T}; cmd=${cmd//@L@/$L}; cmd=${cmd//@C@/$src/../traces}; cmd=${cmd//@D@/$d}
+	cmd=${cmd//@J@/$work/list.json}; first=${first//@D@/$d}; first=${first//@J@/$work/list.json}
 	read -r -a argv <<<"$cmd"
 	case ${argv[0]} in
 	hw) run=(/usr/bin/python3 "$src/hw/vramlab-hw" "${argv[@]:1}") ;;

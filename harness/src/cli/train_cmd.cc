@@ -1,4 +1,5 @@
 // vramlab train | train eval (docs/training.md).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -75,8 +76,13 @@ Objective make_objective(const SplitArgs &a, bool progress)
 {
 	ObjectiveConfig oc;
 	oc.vram_mib.clear();
-	for (auto &v : a.vram)
-		oc.vram_mib.push_back(parse_vram_mib(v));
+	for (auto &v : a.vram) {
+		const uint64_t mib = parse_vram_mib(v);
+		// one rule with sim and decide: a size once (a repeat would weigh it twice)
+		if (std::find(oc.vram_mib.begin(), oc.vram_mib.end(), mib) != oc.vram_mib.end())
+			throw CLI::ValidationError("--vram", std::to_string(mib) + " MiB is given twice");
+		oc.vram_mib.push_back(mib);
+	}
 	oc.window = a.window;
 	oc.topdown_kib = a.topdown;
 	oc.tolerance = a.tolerance;
