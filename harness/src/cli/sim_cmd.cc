@@ -37,6 +37,38 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->capture_default_str();
 }
 
+// An option no policy of the run reads changes nothing: refuse it rather than let a table look
+// as if it had been applied (sim --model kernel, decide). Unknown names are left to the run.
+void refuse_unused_options(const CLI::App *c, const std::vector<std::string> &policies)
+{
+	bool scan = false, budget = false, key = false, minmax = false;
+	for (const std::string &p : policies) {
+		try {
+			const KernelChoice k = kernel_choice(p.substr(0, p.find(':', p.find(':') + 1)), 512);
+			scan |= k.policy->scan;
+			budget |= k.policy->budget;
+			key |= k.policy->scored();
+			minmax |= k.policy->topdown;
+		} catch (const std::invalid_argument &) {
+			// a decide name with a score source (minmax+key:trained) uses the key
+			key = true;
+			minmax = true;
+		}
+	}
+	if (c->get_option_no_throw("--weights") && c->count("--weights") && c->get_name() == "decide")
+		key = minmax = true; // decide --weights adds minmax+key rows with that network
+	for (auto [opt, used, what] : {std::tuple{"--scan-max", scan, "window eviction"},
+	                               std::tuple{"--cold-ms", scan, "window eviction"},
+	                               std::tuple{"--budget-mbps", budget, "the move budget"},
+	                               std::tuple{"--budget-cap-ms", budget, "the move budget"},
+	                               std::tuple{"--window", key, "key or priority order"},
+	                               std::tuple{"--threshold", minmax, "min-max placement"}})
+		if (c->count(opt) && !used)
+			throw CLI::ValidationError(opt, std::string("changes nothing: no policy of this "
+			                                            "run uses ") +
+			                                    what);
+}
+
 void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 {
 	to.scan_max = from.scan_max;
@@ -464,10 +496,16 @@ void add_decide_command(CLI::App &app)
 	    ->check(CLI::Range(1u, 256u));
 	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
 	c->add_flag("--quiet", d.quiet, "no progress line");
-	c->callback([] {
+	c->callback([c] {
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
 		d.policies = split_list(policies, "--policies");
+		{
+			std::vector<std::string> all = d.policies;
+			for (const std::string &b : split_list(baselines, "--baselines", true))
+				all.push_back(b);
+			refuse_unused_options(c, all);
+		}
 		d.baselines = split_list(baselines, "--baselines", true);
 		for (auto &p : d.policies) {
 			try {
@@ -596,32 +634,10 @@ void add_sim_command(CLI::App &app)
 				throw CLI::ValidationError(opt, "changes nothing without --ensemble (a plain "
 				                                "run has one baseline, the first policy, and "
 				                                "one cost)");
-		if (a.model == "kernel" && !a.ensemble_given) {
-			bool scan = false, budget = false, key = false, minmax = false;
-			for (const std::string &p : split_list(a.policies_given ? a.policies
-			                                                         : "lru,minmax,key,minmax+key",
-			                                       "--policies")) {
-				try {
-					const KernelChoice c = kernel_choice(p, 512);
-					scan |= c.policy->scan;
-					budget |= c.policy->budget;
-					key |= c.policy->scored();
-					minmax |= c.policy->topdown;
-				} catch (const std::invalid_argument &) {
-				} // named in run()
-			}
-			for (auto [opt, used, what] :
-			     {std::tuple{"--scan-max", scan, "window eviction"},
-			      std::tuple{"--cold-ms", scan, "window eviction"},
-			      std::tuple{"--budget-mbps", budget, "the move budget"},
-			      std::tuple{"--budget-cap-ms", budget, "the move budget"},
-			      std::tuple{"--window", key, "key or priority order"},
-			      std::tuple{"--threshold", minmax, "min-max placement"}})
-				if (sim->count(opt) && !used)
-					throw CLI::ValidationError(opt, std::string("changes nothing: no policy of "
-					                                            "this run uses ") +
-					                                    what);
-		}
+		if (a.model == "kernel" && !a.ensemble_given)
+			refuse_unused_options(sim, split_list(a.policies_given ? a.policies
+			                                                        : "lru,minmax,key,minmax+key",
+			                                      "--policies"));
 		run(a);
 	});
 }
