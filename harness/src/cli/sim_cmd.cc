@@ -189,7 +189,8 @@ std::string default_vram(const SimArgs &a)
 		return a.vram;
 	std::vector<uint64_t> mib;
 	for (const std::string &t : expand_traces(a.inputs)) {
-		const auto &meta = open_trace(t)->info().meta;
+		const auto reader = open_trace(t); // alive while its header is read
+		const auto &meta = reader->info().meta;
 		const auto it = meta.find("vram_bytes");
 		uint64_t b = 0;
 		try {
@@ -238,7 +239,8 @@ void run_kernel(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	k.vram_mib = vram_list(default_vram(a), "--vram");
+	if (a.vram_given || a.ensemble_given) // else below, once every option is checked
+		k.vram_mib = vram_list(a.vram, "--vram");
 	k.too_big = a.too_big.empty() ? 0 : a.too_big == "refuse" ? 1 : 2;
 	const uint64_t thr = parse_size(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
@@ -251,6 +253,8 @@ void run_kernel(const SimArgs &a)
 	copy_mechanism_options(a.mech, k.config);
 	k.config.timeline_every = a.timeline;
 	k.costs = resolve_costs(a.cost, a.cost_opts, a.pcie_gbps, a.vram_gbps, a.move_latency_us);
+	if (k.vram_mib.empty()) // the traces' headers are read only after every option passed
+		k.vram_mib = vram_list(default_vram(a), "--vram");
 	k.costs.apply(k.config);
 	k.threads = a.threads;
 	k.replay = replay_options(a);
@@ -323,7 +327,8 @@ void run(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	spec.vram_mib = vram_list(default_vram(a), "--vram");
+	if (a.vram_given) // else below, once every option is checked
+		spec.vram_mib = vram_list(a.vram, "--vram");
 	spec.config.threshold = parse_size(a.threshold);
 	spec.config.timeline_every = a.timeline;
 	Mlp mlp;
@@ -336,6 +341,8 @@ void run(const SimArgs &a)
 		spec.config.mlp = &mlp;
 	}
 	spec.replay = replay_options(a);
+	if (spec.vram_mib.empty()) // the traces' headers are read only after every option passed
+		spec.vram_mib = vram_list(default_vram(a), "--vram");
 	spec.threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
 	// a trace's runs are the work that runs at once: no more threads than that (nor in the
 	// speed line below)
