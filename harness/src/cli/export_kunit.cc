@@ -322,10 +322,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		h << " },\n";
 	}
 	h << "};\n";
-	std::ofstream f(out);
-	f << h.str();
-	if (!f)
-		throw TraceError(out + ": cannot write");
+	write_file(out, h.str());
 	std::fprintf(stderr, "%s: %zu traces, %zu cases (%zu with pinned kernel BOs, %zu on 6.14's "
 	                     "submission path)\n",
 	             out.c_str(), names.size(), cases.size(), pinned_cases.size(), stock_cases.size());

@@ -83,10 +83,17 @@ void write_json(const std::string &path, const nlohmann::json &j)
 		std::fflush(stdout);
 		return;
 	}
+	write_file(path, j.dump(1) + "\n");
+}
+
+void write_file(const std::string &path, const std::string &text)
+{
+	// a temporary file beside it, renamed: a failure leaves the old file or none, never half
 	const std::string tmp = path + ".tmp";
 	{
 		std::ofstream f(tmp);
-		f << j.dump(1) << "\n";
+		f << text;
+		f.close();
 		if (!f) {
 			std::remove(tmp.c_str());
 			throw TraceError(path + ": cannot write");

@@ -138,10 +138,7 @@ struct TrainArgs {
 
 void write_text(const std::string &path, const std::string &text)
 {
-	std::ofstream f(path);
-	f << text;
-	if (!f)
-		throw TraceError(path + ": cannot write");
+	write_file(path, text);
 }
 
 void run_train(TrainArgs &a)
@@ -150,6 +147,8 @@ void run_train(TrainArgs &a)
 	if (!a.c.generations && !(a.c.minutes > 0))
 		throw CLI::ValidationError("--minutes", "give a budget: --generations or --minutes "
 		                                           "(a number of generations or of minutes)");
+	check_json_path(a.out); // the outputs can be written: known before an hour of training
+	check_json_path(a.json);
 	if (a.c.ga.population < 4 || a.c.ga.population % 2 || a.c.ga.population > 100000)
 		throw CLI::ValidationError("--population", std::to_string(a.c.ga.population) +
 		                                               " is not an even number in 4..100000");

@@ -21,10 +21,7 @@ void write_out(const std::string &path, const std::string &text)
 		std::fputs(text.c_str(), stdout);
 		return;
 	}
-	std::ofstream f(path);
-	f << text;
-	if (!f)
-		throw TraceError(path + ": cannot write");
+	write_file(path, text);
 }
 
 // Deterministic inputs that reach every clamp edge and the middle of every range.
