@@ -104,7 +104,9 @@ class DryRun(unittest.TestCase):
 
     def test_run_needs_three_runs_and_known_configs(self):
         rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x", "--runs", "2")
-        self.assertIn("at least 3", err)
+        self.assertEqual(rc, 2)  # usage, one line, before anything is printed
+        self.assertIn("--runs: 2 is outside 3..1000", err)
+        self.assertEqual(out, "")
         rc, out, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", "x",
                           "--configs", "baseline,magic")
         self.assertIn("unknown configuration 'magic'", err)
