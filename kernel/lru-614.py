@@ -220,6 +220,11 @@ def fill(a, which):
     elif which == "front":
         new = replace_between(old, re.escape(FRONT_BEGIN), re.escape(FRONT_END),
                               "\n" + front_block(n) + "\n", a.file)
+        # the front page's prose quotes the same table: its counts must be the JSON's
+        for quote in (f"{n['ensemble']} boards and {len(n['bands'])} cost bands",
+                      f"the {n['traces']['clean']} of the thesis's"):
+            if quote not in re.sub(r"\s+", " ", new):
+                die(f"{a.file}: the text no longer says \"{quote}\" ({a.numbers} does)")
     else:
         new = replace_between(old, r"\n\n(?=Measured |@MEASURED@)", r"\n\nFixes: ",
                               patch_block(n), a.file)
