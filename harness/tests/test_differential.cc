@@ -77,7 +77,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
-			for (int mode = 0; mode < 6; mode++) {
+			for (int mode = 0; mode < 7; mode++) {
 				KernelConfig c;
 				c.vram = vram;
 				c.topdown_kib = seed % 3 == 0 ? 16 : 0;
@@ -91,8 +91,9 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				c.flush_for_impossible = mode == 0;
 				c.scan = mode >= 2 && mode != 5;
 				c.scan_max = mode == 3 ? 2 : 1024;
+				c.window_weigh = mode == 6 || (mode == 3 && seed % 2); // the lightest window
 				c.cold_ms = mode == 4 ? uint32_t(seed % 4) : UINT32_MAX;
-				c.budget = mode >= 4;
+				c.budget = mode == 4 || mode == 5;
 				c.budget_mbps = 1 + seed % 50;
 				c.budget_cap_ms = 1 + seed % 5;
 				const KernelResult fast = simulate_kernel(rt.kernel, c);

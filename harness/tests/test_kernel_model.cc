@@ -7,6 +7,7 @@
 #include "reference/compare.h"
 #include "kmodel/drm_mm.h"
 #include "kmodel/kernel_model.h"
+#include "kmodel/window_choice.h"
 
 namespace vramlab {
 namespace {
@@ -574,5 +575,27 @@ TEST(KernelTrace, AHighPriorityUseMakesTheBufferHighPriorityForItsWholeLife)
 	EXPECT_EQ(load_compact(path, OnDestroyed::Skip).prio, (std::vector<uint8_t>{1, 0, 0, 0}));
 }
 
+// The lightest window (window_choice.h): a span of 10 pages holding, in address order, a hot
+// candidate (rank 9) at 0..2, a cold one (rank 0) at 2..4, a hole at 4..6 and a warm one
+// (rank 5) at 6..10. A BO of 4 pages: the first window (0..4) weighs 2x10 + 2x1 = 22; 2..6
+// weighs 2x1 = 2, the lightest; top-down, its highest equal start is the same 2. A cheaper
+// window never costs more than the first one, and with one candidate every window is it.
+TEST(WindowChoice, TheLightestWindowAvoidsHotVictims)
+{
+	const std::vector<WindowCandidate> c = {{0, 2, 9}, {2, 2, 0}, {6, 4, 5}};
+	EXPECT_EQ(lightest_window(0, 10, 4, c, false), 2u);
+	EXPECT_EQ(lightest_window(0, 10, 4, c, true), 2u);
+	// a BO of 2 pages fits in the hole: nothing to evict, bottom-up and top-down alike
+	EXPECT_EQ(lightest_window(0, 10, 2, c, false), 4u);
+	EXPECT_EQ(lightest_window(0, 10, 2, c, true), 4u);
+	// the whole span: only one window
+	EXPECT_EQ(lightest_window(0, 10, 10, c, false), 0u);
+	// equal weights: the first rule's placement (the span's start, top-down its end)
+	const std::vector<WindowCandidate> same = {{0, 4, 0}, {4, 4, 1}, {8, 4, 0}};
+	EXPECT_EQ(lightest_window(0, 12, 4, same, false), 0u);
+	EXPECT_EQ(lightest_window(0, 12, 4, same, true), 8u);
+}
+
 } // namespace
 } // namespace vramlab
+

@@ -1,4 +1,5 @@
 #include "kmodel/kernel_model.h"
+#include "kmodel/window_choice.h"
 
 #include <algorithm>
 #include <set>
@@ -400,7 +401,7 @@ private:
 		for (uint32_t a : span_touched_)
 			span_end_at_[a] = span_start_at_[a] = 0;
 		span_touched_.clear();
-		uint64_t hit = UINT64_MAX;
+		uint64_t hit = UINT64_MAX, hit_l = 0, hit_r = 0;
 		bool bounded = false;
 		order_.walk([&](uint32_t v) {
 			if (cs_no_ && bo_[v].reserved_by == cs_no_)
@@ -432,6 +433,8 @@ private:
 			if (r - l < size)
 				return false;
 			hit = high ? r - size : l;
+			hit_l = l;
+			hit_r = r;
 			return true;
 		});
 		if (hit == UINT64_MAX) {
@@ -443,6 +446,15 @@ private:
 			return Scan::NoFit;
 		}
 		r_.windows++;
+		if (c_.window_weigh) { // the lightest window of that span instead of its first
+			weigh_.clear();
+			for (uint32_t i = 0; i < scanned_.size(); i++) {
+				const Bo &b = bo_[scanned_[i]];
+				if (b.start >= hit_l && b.start < hit_r)
+					weigh_.push_back({b.start, b.pages, i});
+			}
+			hit = lightest_window(hit_l, hit_r, size, weigh_, high);
+		}
 		for (uint32_t v : scanned_) {
 			const Bo &b = bo_[v];
 			if (b.start < hit + size && b.start + b.pages > hit)
@@ -757,6 +769,7 @@ private:
 	uint64_t now_us_ = 0, budget_last_us_ = 0;
 	int64_t budget_us_ = 0;    // the move budget, in us of moves (negative: debt)
 	std::vector<uint32_t> scanned_; // window eviction's candidates, in scan order
+	std::vector<WindowCandidate> weigh_; // window_weigh: the candidates in the hit span
 	// The scan's spans by their ends (0: none): span_end_at_[start] = end + 1,
 	// span_start_at_[end] = start + 1; span_touched_ says which entries to clear.
 	std::vector<uint32_t> span_end_at_, span_start_at_, span_touched_;

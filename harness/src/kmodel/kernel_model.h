@@ -73,6 +73,9 @@ struct KernelConfig {
 	// for cold_ms are evicted too (what the walk would have evicted, when it is cold).
 	// UINT32_MAX: never.
 	uint32_t cold_ms = UINT32_MAX;
+	// With window eviction: the lightest window of the span the scan stopped at
+	// (window_choice.h: victims weighed by bytes and recency), not its first. Model only.
+	bool window_weigh = false;
 	// The time-based move budget (ttm_move_budget, amdgpu's design): budget_mbps MB/s of
 	// submission time (1 MB/s = 1 byte/us) accumulate, at most budget_cap_ms of them, and
 	// every byte moved is debited (debt allowed); a BO is moved to its preferred domain only
@@ -170,6 +173,7 @@ struct KernelPolicy {
 	bool fit = false;  // no eviction for a BO larger than VRAM (the series; stock flushes)
 	bool scan = false, budget = false; // window eviction; the time-based move budget
 	bool prio = false; // eviction by bo->priority set from the scores (the variant)
+	bool weigh = false; // window eviction takes the lightest window (window_choice.h)
 	bool scored() const { return key || prio; } // eviction order uses the scores
 };
 const std::vector<KernelPolicy> &kernel_policies();

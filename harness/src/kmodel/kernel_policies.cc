@@ -28,6 +28,9 @@ const std::vector<KernelPolicy> &kernel_policies()
 	         true},
 	        {"window+budget+key", "window eviction over key order + the move budget", false, true,
 	         true, true, true},
+	        // Issue 36: the window whose victims weigh least (model only, not in the series)
+	        {"window-weigh", "window eviction, the lightest window of the span (bytes x "
+	                         "recency rank)", false, false, true, true, false, false, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
 	         false, false, false, false, true},
@@ -75,6 +78,7 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 	c.flush_for_impossible = !k.policy->fit;
 	c.scan = k.policy->scan;
 	c.budget = k.policy->budget;
+	c.window_weigh = k.policy->weigh;
 }
 
 KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)

@@ -419,6 +419,36 @@ struct NaiveKernel {
 			return 0;
 		}
 		r.windows++;
+		if (c.window_weigh) {
+			// the lightest window of the same stretch, found the slow way: every start tried,
+			// every scanned candidate weighed by pages x (rank + 1) where it overlaps
+			const uint32_t last = cand[k - 1];
+			uint64_t lo = bo[last].start, hi = lo + bo[last].pages;
+			std::vector<bool> busy(vram_pages, false);
+			for (uint32_t i = 0; i < bo.size(); i++)
+				if (bo[i].mem == MemVram && std::find(cand.begin(), cand.begin() + k, i) ==
+				                                    cand.begin() + k)
+					for (uint64_t p = bo[i].start; p < bo[i].start + bo[i].pages; p++)
+						busy[p] = true;
+			while (lo > 0 && !busy[lo - 1])
+				lo--;
+			while (hi < vram_pages && !busy[hi])
+				hi++;
+			uint64_t best = hit, best_cost = UINT64_MAX;
+			for (uint64_t s = lo; s + size <= hi; s++) {
+				uint64_t w = 0;
+				for (size_t i = 0; i < k; i++) {
+					const uint32_t v = cand[i];
+					if (bo[v].start < s + size && s < bo[v].start + bo[v].pages)
+						w += bo[v].pages * (i + 1);
+				}
+				if (w < best_cost || (w == best_cost && high)) {
+					best = s;
+					best_cost = w;
+				}
+			}
+			hit = best;
+		}
 		for (size_t i = 0; i < k; i++) {
 			const uint32_t v = cand[i];
 			const bool inside = bo[v].start < hit + size && hit < bo[v].start + bo[v].pages;
