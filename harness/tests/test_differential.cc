@@ -92,6 +92,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				c.scan = mode >= 2 && mode != 5;
 				c.scan_max = mode == 3 ? 2 : 1024;
 				c.window_weigh = mode == 6 || (mode == 3 && seed % 2); // the lightest window
+				c.window_ends = c.window_weigh && seed % 3 == 1;       // of the two ends
 				c.cold_ms = mode == 4 ? uint32_t(seed % 4) : UINT32_MAX;
 				c.budget = mode == 4 || mode == 5;
 				c.budget_mbps = 1 + seed % 50;

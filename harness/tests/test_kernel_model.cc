@@ -585,6 +585,11 @@ TEST(WindowChoice, TheLightestWindowAvoidsHotVictims)
 	const std::vector<WindowCandidate> c = {{0, 2, 9}, {2, 2, 0}, {6, 4, 5}};
 	EXPECT_EQ(lightest_window(0, 10, 4, c, false), 2u);
 	EXPECT_EQ(lightest_window(0, 10, 4, c, true), 2u);
+	// the two ends only (nothing left split): 0..4 weighs 22, 6..10 weighs 4 x 6 = 24
+	EXPECT_EQ(lightest_window(0, 10, 4, c, false, true), 0u);
+	EXPECT_EQ(lightest_window(0, 10, 4, std::vector<WindowCandidate>{{0, 2, 9}, {2, 2, 0}, {6, 4, 1}},
+	                          false, true),
+	          6u);
 	// a BO of 2 pages fits in the hole: nothing to evict, bottom-up and top-down alike
 	EXPECT_EQ(lightest_window(0, 10, 2, c, false), 4u);
 	EXPECT_EQ(lightest_window(0, 10, 2, c, true), 4u);

@@ -453,7 +453,7 @@ private:
 				if (b.start >= hit_l && b.start < hit_r)
 					weigh_.push_back({b.start, b.pages, i});
 			}
-			hit = lightest_window(hit_l, hit_r, size, weigh_, high);
+			hit = lightest_window(hit_l, hit_r, size, weigh_, high, c_.window_ends);
 		}
 		for (uint32_t v : scanned_) {
 			const Bo &b = bo_[v];

@@ -76,6 +76,7 @@ struct KernelConfig {
 	// With window eviction: the lightest window of the span the scan stopped at
 	// (window_choice.h: victims weighed by bytes and recency), not its first. Model only.
 	bool window_weigh = false;
+	bool window_ends = false; // with window_weigh: only the span's two ends (no split)
 	// The time-based move budget (ttm_move_budget, amdgpu's design): budget_mbps MB/s of
 	// submission time (1 MB/s = 1 byte/us) accumulate, at most budget_cap_ms of them, and
 	// every byte moved is debited (debt allowed); a BO is moved to its preferred domain only
@@ -174,6 +175,7 @@ struct KernelPolicy {
 	bool scan = false, budget = false; // window eviction; the time-based move budget
 	bool prio = false; // eviction by bo->priority set from the scores (the variant)
 	bool weigh = false; // window eviction takes the lightest window (window_choice.h)
+	bool ends = false;  // ... of the two at the span's ends only
 	bool scored() const { return key || prio; } // eviction order uses the scores
 };
 const std::vector<KernelPolicy> &kernel_policies();

@@ -31,6 +31,8 @@ const std::vector<KernelPolicy> &kernel_policies()
 	        // Issue 36: the window whose victims weigh least (model only, not in the series)
 	        {"window-weigh", "window eviction, the lightest window of the span (bytes x "
 	                         "recency rank)", false, false, true, true, false, false, true},
+	        {"window-ends", "window eviction, the lighter of the span's two end windows (no "
+	                        "split)", false, false, true, true, false, false, true, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
 	         false, false, false, false, true},
@@ -79,6 +81,7 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 	c.scan = k.policy->scan;
 	c.budget = k.policy->budget;
 	c.window_weigh = k.policy->weigh;
+	c.window_ends = k.policy->ends;
 }
 
 KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)

@@ -6,7 +6,7 @@
 namespace vramlab {
 
 uint64_t lightest_window(uint64_t l, uint64_t r, uint64_t size,
-                         std::span<const WindowCandidate> in_span, bool high)
+                         std::span<const WindowCandidate> in_span, bool high, bool ends_only)
 {
 	std::vector<WindowCandidate> c(in_span.begin(), in_span.end());
 	std::sort(c.begin(), c.end(),
@@ -28,7 +28,7 @@ uint64_t lightest_window(uint64_t l, uint64_t r, uint64_t size,
 	// The cost changes only where a window edge crosses a candidate's edge: the span's ends,
 	// right after a candidate, or ending right at one, are every start worth trying.
 	std::vector<uint64_t> starts{l, r - size};
-	for (const WindowCandidate &x : c) {
+	for (const WindowCandidate &x : ends_only ? std::span<const WindowCandidate>() : c) {
 		if (x.start + x.pages + size <= r)
 			starts.push_back(x.start + x.pages);
 		if (x.start >= l + size)

@@ -19,8 +19,10 @@ struct WindowCandidate {
 // Among the windows [s, s + size) inside the span [l, r) (r - l >= size), the start of the one
 // whose overlapped candidates weigh least; ties go to the lowest start, or the highest with
 // `high` (a top-down BO). `in_span`: every candidate inside the span, any order (the span holds
-// only candidates and holes). O(k log k) for k candidates.
+// only candidates and holes). With `ends_only`, only the two windows that leave the rest of the
+// span in one piece (at its start or at its end) are weighed. O(k log k) for k candidates.
 uint64_t lightest_window(uint64_t l, uint64_t r, uint64_t size,
-                         std::span<const WindowCandidate> in_span, bool high);
+                         std::span<const WindowCandidate> in_span, bool high,
+                         bool ends_only = false);
 
 } // namespace vramlab

@@ -435,7 +435,7 @@ struct NaiveKernel {
 			while (hi < vram_pages && !busy[hi])
 				hi++;
 			uint64_t best = hit, best_cost = UINT64_MAX;
-			for (uint64_t s = lo; s + size <= hi; s++) {
+			for (uint64_t s = lo; s + size <= hi; s += c.window_ends ? std::max<uint64_t>(1, hi - size - lo) : 1) {
 				uint64_t w = 0;
 				for (size_t i = 0; i < k; i++) {
 					const uint32_t v = cand[i];
