@@ -75,7 +75,7 @@ print(",".join([sys.argv[2], sys.argv[3], sys.argv[4], str(j["cs"]), str(j["evic
                 str(j["bytes_from_vram"]), sys.argv[5]]))
 EOF
 			if [ "$eq" = 1 ]; then
-				ev=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["evictions"])' "$b.json")
+				ev=$(tail -1 "$csv.tmp" | cut -d, -f5) # this run's evictions, just written
 				rm -f "$b.kernel.vrl" # kept only where it differs
 				[ "$ev" = 0 ] && break # no pressure from here up
 			fi

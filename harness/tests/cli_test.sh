@@ -232,22 +232,16 @@ expect_fail "no vram_bytes" "edge-cases.vrl: no vram_bytes in the header" "$bin"
 	/usr/bin/python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); assert j["kernel_view"] and j["kernel_view_checks"]["fences"]==612 and j["ticks"] is None and j["mismatches"]==0' "$work/kv.json" &&
 	ok || bad "trace scores kernel view: $(cat "$work/kv.out")"
 make_kv() { # make_kv OUT FENCE_SCORE: a kernel-view v2.1 trace, buffer 0 and the fence 1 in one CS
-	/usr/bin/python3 - "$@" <<'PY'
+	/usr/bin/python3 - "$@" <<PY
 import sys
-def uleb(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7F | 0x80); v >>= 7
-    b.append(v); return bytes(b)
-hdr = b"source=vradeon (the kernel's view)\nvram_bytes=268435456\n"
-out = b"vrltrace" + bytes([2, 1]) + len(hdr).to_bytes(4, "little") + hdr
-out += bytes([0x10, 0, 0]) + uleb(65536) + bytes([0])        # create 0
-out += bytes([0x20, 1, 1]) + uleb(4096) + bytes([0])          # create 1 (a fence)
-fence = int(sys.argv[2])
-r1 = bytes([1, 0x52, 0]) + uleb(fence) if fence != 0xFFFFFFFF else bytes([1, 0x12, 0])
-out += bytes([0x08, 1, 0, 1, 2, 0, 0x41, 0]) + uleb(12345) + r1  # CS: 0 read (score 12345), fence
-out += bytes([0x05, 1, 0x0F, 0, 4])                           # FRAME, END
-open(sys.argv[1], "wb").write(out)
+sys.path.insert(0, "$src/tests/data")
+from trace21 import Trace, VRAM, GTT
+t = Trace(b"source=vradeon (the kernel's view)\\nvram_bytes=268435456\\n")
+t.create(65536, VRAM, dt=0)
+t.create(4096, GTT, dt=1)                                        # the fence
+t.cs([(0, VRAM, 0, 0), (1, GTT, GTT, 0)], [12345, int(sys.argv[2])], dt=1)
+t.rec(5, dt=1)                                                   # FRAME
+t.write(sys.argv[1])
 PY
 }
 make_kv "$work/kv.vrl" 4294967295

@@ -37,23 +37,19 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->capture_default_str();
 }
 
+// sim --model kernel's policies when --policies is not given
+constexpr const char *kDefaultKernelPolicies = "lru,minmax,key,minmax+key";
+
 // An option no policy of the run reads changes nothing: refuse it rather than let a table look
-// as if it had been applied (sim --model kernel, decide). Unknown names are left to the run.
-void refuse_unused_options(const CLI::App *c, const std::vector<std::string> &policies)
+// as if it had been applied (sim --model kernel, decide: each passes its parsed policies).
+void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &choices)
 {
 	bool scan = false, budget = false, key = false, minmax = false;
-	for (const std::string &p : policies) {
-		try {
-			const KernelChoice k = kernel_choice(p.substr(0, p.find(':', p.find(':') + 1)), 512);
-			scan |= k.policy->scan;
-			budget |= k.policy->budget;
-			key |= k.policy->scored();
-			minmax |= k.policy->topdown;
-		} catch (const std::invalid_argument &) {
-			// a decide name with a score source (minmax+key:trained) uses the key
-			key = true;
-			minmax = true;
-		}
+	for (const KernelChoice &k : choices) {
+		scan |= k.policy->scan;
+		budget |= k.policy->budget;
+		key |= k.policy->scored();
+		minmax |= k.policy->topdown;
 	}
 	if (c->get_option_no_throw("--weights") && c->count("--weights") && c->get_name() == "decide")
 		key = minmax = true; // decide --weights adds minmax+key rows with that network
@@ -218,7 +214,7 @@ void run_kernel(const SimArgs &a)
 {
 	KernelSimArgs k;
 	k.inputs = a.inputs;
-	k.policies = split_list(a.policies_given ? a.policies : "lru,minmax,key,minmax+key",
+	k.policies = split_list(a.policies_given ? a.policies : kDefaultKernelPolicies,
 	                        "--policies");
 	if (k.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
@@ -456,7 +452,7 @@ void run(const SimArgs &a)
 void add_decide_command(CLI::App &app)
 {
 	static DecideArgs d;
-	static std::string policies = "lru,minmax,key,minmax+key", baselines, vram = "32,64,128,256",
+	static std::string policies = kDefaultKernelPolicies, baselines, vram = "32,64,128,256",
 	                   live_vram = "8,12,16,32",
 	                   gtt = "1,2,4", pcie, threshold = "512K", on_destroyed = "skip", cost;
 	static std::vector<const CLI::Option *> cost_opts;
@@ -507,21 +503,17 @@ void add_decide_command(CLI::App &app)
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
 		d.policies = split_list(policies, "--policies");
-		{
-			std::vector<std::string> all = d.policies;
-			for (const std::string &b : split_list(baselines, "--baselines", true))
-				all.push_back(b);
-			refuse_unused_options(c, all);
-		}
 		d.baselines = split_list(baselines, "--baselines", true);
+		std::vector<KernelChoice> parsed;
 		for (auto &p : d.policies) {
 			try {
 				ScoreSource scores;
-				decide_choice(p, 0, scores);
+				parsed.push_back(decide_choice(p, 0, scores));
 			} catch (const std::invalid_argument &e) {
 				throw CLI::ValidationError("--policies", e.what());
 			}
 		}
+		refuse_unused_options(c, parsed); // baselines are stock lru: they use none of them
 		d.vram_mib = vram_list(vram, "--vram");
 		d.live_vram_mib = vram_list(live_vram, "--live-vram");
 		const uint64_t thr = parse_size(threshold);
@@ -641,10 +633,17 @@ void add_sim_command(CLI::App &app)
 				throw CLI::ValidationError(opt, "changes nothing without --ensemble (a plain "
 				                                "run has one baseline, the first policy, and "
 				                                "one cost)");
-		if (a.model == "kernel" && !a.ensemble_given)
-			refuse_unused_options(sim, split_list(a.policies_given ? a.policies
-			                                                        : "lru,minmax,key,minmax+key",
-			                                      "--policies"));
+		if (a.model == "kernel" && !a.ensemble_given) {
+			std::vector<KernelChoice> parsed;
+			for (const std::string &p :
+			     split_list(a.policies_given ? a.policies : kDefaultKernelPolicies, "--policies")) {
+				try {
+					parsed.push_back(kernel_choice(p, 512));
+				} catch (const std::invalid_argument &) {
+				} // a bad name: run() says which, with its usage error
+			}
+			refuse_unused_options(sim, parsed);
+		}
 		run(a);
 	});
 }

@@ -1,5 +1,5 @@
 """A writer of small hand-made vramlab v2.1 traces (uncompressed; harness/docs/trace-v2.md) for
-the test data scripts: make_edge_trace.py, make_dup_trace.py."""
+the test data scripts (make_edge_trace.py, make_dup_trace.py) and cli_test.sh."""
 
 VRAM, GTT, CPU = 1, 2, 4
 
@@ -28,12 +28,12 @@ class Trace:
             self.out.extend(f if isinstance(f, (bytes, bytearray)) else uleb(f))
         self.records += 1
 
-    def create(self, size, domain=VRAM):
-        self.rec(0 | domain << 4, self.nid, size, 0)
+    def create(self, size, domain=VRAM, dt=100):
+        self.rec(0 | domain << 4, self.nid, size, 0, dt=dt)
         self.nid += 1
         return self.nid - 1
 
-    def cs(self, relocs, scores=None):
+    def cs(self, relocs, scores=None, dt=100):
         """relocs: (id, read, write, prio); scores: a list, or None for no score chunk."""
         body = bytearray()
         for i, (bid, rd, wd, prio) in enumerate(relocs):
@@ -45,7 +45,7 @@ class Trace:
             if changed:
                 body.extend(uleb(s))
                 self.last[bid] = s
-        self.rec(8, 0, 1 if scores is not None else 0, len(relocs), body)
+        self.rec(8, 0, 1 if scores is not None else 0, len(relocs), body, dt=dt)
 
     def write(self, path):
         self.out.append(15)
