@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "helpers.h"
+#include "kernel_builder.h"
 #include "reference/compare.h"
 #include "kmodel/drm_mm.h"
 #include "kmodel/kernel_model.h"
@@ -71,52 +72,6 @@ TEST(DrmMm, RemoveMergesWithBothNeighbours)
 	EXPECT_EQ(h[0].pages, 30u);
 	EXPECT_EQ(mm.insert(0, Mode::Best), UINT64_MAX); // drm_mm refuses size 0
 }
-
-// A kernel trace built by hand: sizes in KiB, CS as lists of (id, write).
-struct Builder {
-	KernelTrace t;
-	uint32_t create(uint64_t kib, uint8_t domain = DomainVram)
-	{
-		const uint32_t id = uint32_t(t.size.size());
-		t.size.push_back(kib * 1024);
-		t.domain.push_back(domain);
-		t.prio.push_back(0);
-		t.ops.push_back(KernelTrace::pack(KernelTrace::Create, id));
-		return id;
-	}
-	void cs(std::initializer_list<std::pair<uint32_t, bool>> bos,
-	        std::vector<uint32_t> scores = {}, uint8_t domain = DomainVram)
-	{
-		KernelCs c;
-		c.first = uint32_t(t.relocs.size());
-		c.n = uint32_t(bos.size());
-		c.scores = !scores.empty();
-		size_t i = 0;
-		for (auto [id, w] : bos) {
-			CsReloc r;
-			r.id = id;
-			r.read_domains = w ? 0 : domain;
-			r.write_domain = w ? domain : 0;
-			r.score = c.scores ? scores[i] : kScoreNeutral;
-			t.relocs.push_back(r);
-			i++;
-		}
-		t.ops.push_back(KernelTrace::pack(KernelTrace::Cs, uint32_t(t.cs.size())));
-		t.cs.push_back(c);
-	}
-	void destroy(uint32_t id) { t.ops.push_back(KernelTrace::pack(KernelTrace::Destroy, id)); }
-	KernelResult run(uint64_t vram_kib, uint32_t topdown = 0, bool key = false,
-	                 Stock stock = Stock::V6_12)
-	{
-		KernelConfig c;
-		c.stock = stock;
-		c.vram = vram_kib * 1024;
-		c.topdown_kib = topdown;
-		c.bo_score = key;
-		c.check_every = 1;
-		return simulate_kernel(t, c);
-	}
-};
 
 TEST(KernelModel, CreatesEvictLeastRecentlyUsedFirst)
 {

@@ -29,6 +29,25 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	c->add_option("--cold-ms", k.cold_ms, "window eviction: scanned candidates idle this long "
 	                                      "are evicted beside the window (default: never)")
 	    ->check(CLI::Range(0u, 3600000u));
+	c->add_option("--idle-ms", k.idle_ms, "window-idle: candidates idle this long are scanned "
+	                                      "first (default: " +
+	                                      std::to_string(KernelConfig::kDefaultIdleMs) + ")")
+	    ->check(CLI::Range(0u, 3600000u));
+	c->add_option("--guard-ms", k.guard_params.within_ms, "thrash guard: a return this soon "
+	                                                     "after an eviction is one event")
+	    ->check(CLI::Range(1u, 60000u))
+	    ->capture_default_str();
+	c->add_option("--guard-count", k.guard_params.count, "thrash guard: events in a row that "
+	                                                    "keep a BO resident")
+	    ->check(CLI::Range(1u, 255u))
+	    ->capture_default_str();
+	c->add_option("--guard-hold-ms", k.guard_params.hold_ms, "thrash guard: how long it stays")
+	    ->check(CLI::Range(1u, 600000u))
+	    ->capture_default_str();
+	c->add_option("--guard-cap-pct", k.guard_params.cap_pct, "thrash guard: kept bytes at most "
+	                                                        "this % of VRAM")
+	    ->check(CLI::Range(1u, 90u))
+	    ->capture_default_str();
 	c->add_option("--budget-mbps", k.budget_mbps, "move budget: MB/s of submission time")
 	    ->check(CLI::Range(1u, 1000000u))
 	    ->capture_default_str();
@@ -44,9 +63,11 @@ constexpr const char *kDefaultKernelPolicies = "lru,minmax,key,minmax+key";
 // as if it had been applied (sim --model kernel, decide: each passes its parsed policies).
 void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &choices)
 {
-	bool scan = false, budget = false, key = false, minmax = false;
+	bool scan = false, budget = false, key = false, minmax = false, idle = false, guard = false;
 	for (const KernelChoice &k : choices) {
 		scan |= k.policy->scan;
+		idle |= k.policy->idle;
+		guard |= k.policy->guard;
 		budget |= k.policy->budget;
 		key |= k.policy->scored();
 		minmax |= k.policy->topdown;
@@ -55,6 +76,11 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 		key = minmax = true; // decide --weights adds minmax+key rows with that network
 	for (auto [opt, used, what] : {std::tuple{"--scan-max", scan, "window eviction"},
 	                               std::tuple{"--cold-ms", scan, "window eviction"},
+	                               std::tuple{"--idle-ms", idle, "window-idle"},
+	                               std::tuple{"--guard-ms", guard, "the thrash guard"},
+	                               std::tuple{"--guard-count", guard, "the thrash guard"},
+	                               std::tuple{"--guard-hold-ms", guard, "the thrash guard"},
+	                               std::tuple{"--guard-cap-pct", guard, "the thrash guard"},
 	                               std::tuple{"--budget-mbps", budget, "the move budget"},
 	                               std::tuple{"--budget-cap-ms", budget, "the move budget"},
 	                               std::tuple{"--window", key, "key or priority order"},
@@ -69,6 +95,8 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 {
 	to.scan_max = from.scan_max;
 	to.cold_ms = from.cold_ms;
+	to.idle_ms = from.idle_ms;
+	to.guard_params = from.guard_params;
 	to.budget_mbps = from.budget_mbps;
 	to.budget_cap_ms = from.budget_cap_ms;
 }

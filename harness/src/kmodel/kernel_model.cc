@@ -7,6 +7,10 @@
 #include <tuple>
 
 #include "kmodel/drm_mm.h"
+#include "kmodel/clairvoyant.h"
+#include "kmodel/evict_order.h"
+#include "kmodel/move_threshold.h"
+#include "kmodel/window_scan.h"
 
 namespace vramlab {
 
@@ -25,6 +29,7 @@ struct Bo {
 	uint64_t evict_key = 0;  // bo->evict_key
 	uint64_t reserved_by = 0; // CS number holding its reservation
 	uint64_t used_us = 0;     // time of the last submission that used it (window's cold rule)
+	uint64_t next_use = 0;    // the clairvoyant rules: the submission that names it next
 	uint32_t cs_score = 0;
 	uint8_t mem = kNowhere;
 	uint8_t priority = kTtmPriorities - 1; // bo->priority (the variant)
@@ -35,178 +40,28 @@ struct Entry { // one radeon_bo_list entry
 	uint8_t preferred, allowed;
 };
 
-// TTM's VRAM eviction order: (key, order of moves to the LRU tail), O(1) per move. New keys
-// lie in the window [stamp - W + 1, stamp] (radeon_bo_evict_key()), or are all 0 with LRU: one
-// intrusive list per key of the window, in a ring, and one settled list for older keys. A key
-// leaves the window (the stamp advanced past it) before any larger one, so splicing its list
-// onto the settled one keeps that sorted. With levels (the bo->priority variant) the key is
-// the priority and each of TTM's priority lists is an LRU list, walked lowest first.
-class EvictOrder {
-public:
-	static constexpr uint32_t kNone = UINT32_MAX;
-	EvictOrder(size_t n, bool by_key, uint32_t window, uint64_t stamp, bool levels)
-	    : prev_(n), next_(n), key_(n), slot_(n), by_key_(by_key), levels_(levels), window_(window),
-	      stamp_(stamp)
-	{
-		ring_.resize(kRing);
-		bits_.assign(kRing / 64, 0);
-	}
-	size_t size() const { return size_; }
-	uint64_t key(uint32_t id) const { return key_[id]; }
-	void grow(size_t n) // room for ids < n (a live model learns of buffers as they come)
-	{
-		if (n <= prev_.size())
-			return;
-		prev_.resize(n);
-		next_.resize(n);
-		key_.resize(n);
-		slot_.resize(n);
-	}
-
-	void add(uint32_t id, uint64_t key)
-	{
-		key_[id] = key;
-		size_++;
-		if (levels_) {
-			slot_[id] = kLevel0 + uint32_t(key);
-			return append(level_[key], id);
-		}
-		if (!by_key_ || key + window_ <= stamp_) {
-			slot_[id] = kSettled;
-			if (by_key_ && settled_.tail != kNone && key_[settled_.tail] > key)
-				return insert_sorted(id);
-			return append(settled_, id);
-		}
-		const uint32_t s = uint32_t(key & (kRing - 1));
-		slot_[id] = s;
-		append(ring_[s], id);
-		bits_[s / 64] |= 1ull << (s % 64);
-	}
-	// del + add, with nothing to do when the entry is already last with that key
-	void to_tail(uint32_t id, uint64_t key)
-	{
-		if (levels_ && key_[id] == key && next_[id] == kNone)
-			return;
-		if (!levels_ && key_[id] == key && next_[id] == kNone &&
-		    (slot_[id] == kSettled ? (!by_key_ || key + window_ <= stamp_)
-		                           : slot_[id] == uint32_t(key & (kRing - 1)) &&
-		                                     key + window_ > stamp_))
-			return;
-		del(id);
-		add(id, key);
-	}
-	void del(uint32_t id)
-	{
-		size_--;
-		const uint32_t s = slot_[id];
-		List &l = s == kSettled ? settled_ : s >= kLevel0 ? level_[s - kLevel0] : ring_[s];
-		const uint32_t p = prev_[id], n = next_[id];
-		(p == kNone ? l.head : next_[p]) = n;
-		(n == kNone ? l.tail : prev_[n]) = p;
-		if (s < kLevel0 && l.head == kNone)
-			bits_[s / 64] &= ~(1ull << (s % 64));
-	}
-	// The stamp is now `stamp` (one more than before): the key stamp - W leaves the window.
-	void advance(uint64_t stamp)
-	{
-		stamp_ = stamp;
-		if (!by_key_)
-			return;
-		const uint32_t s = uint32_t((stamp - window_) & (kRing - 1));
-		List &l = ring_[s];
-		if (l.head == kNone)
-			return;
-		for (uint32_t i = l.head; i != kNone; i = next_[i])
-			slot_[i] = kSettled;
-		if (settled_.tail == kNone) {
-			settled_ = l;
-		} else {
-			next_[settled_.tail] = l.head;
-			prev_[l.head] = settled_.tail;
-			settled_.tail = l.tail;
-		}
-		l = {};
-		bits_[s / 64] &= ~(1ull << (s % 64));
-	}
-	// Calls f(id) in eviction order until it returns true; f may del(id) of the id it got.
-	template <class F> bool walk(F &&f)
-	{
-		if (levels_) {
-			for (const List &l : level_)
-				for (uint32_t i = l.head, n; i != kNone; i = n) {
-					n = next_[i];
-					if (f(i))
-						return true;
-				}
-			return false;
-		}
-		for (uint32_t i = settled_.head, n; i != kNone; i = n) {
-			n = next_[i];
-			if (f(i))
-				return true;
-		}
-		if (!by_key_)
-			return false;
-		for (uint64_t k = stamp_ + 1 - window_; k <= stamp_; k++) {
-			const uint32_t s = uint32_t(k & (kRing - 1));
-			if (!(bits_[s / 64] >> (s % 64) & 1)) {
-				if (!bits_[s / 64] && s % 64 == 0)
-					k += 63; // a whole empty word
-				continue;
-			}
-			for (uint32_t i = ring_[s].head, n; i != kNone; i = n) {
-				n = next_[i];
-				if (f(i))
-					return true;
-			}
-		}
-		return false;
-	}
-
-private:
-	static constexpr uint32_t kRing = 8192, kSettled = UINT32_MAX, kLevel0 = UINT32_MAX - 8;
-	struct List {
-		uint32_t head = kNone, tail = kNone;
-	};
-	void append(List &l, uint32_t id)
-	{
-		prev_[id] = l.tail;
-		next_[id] = kNone;
-		(l.tail == kNone ? l.head : next_[l.tail]) = id;
-		l.tail = id;
-	}
-	// A key older than the window (a BO coming back into VRAM during the submission that will
-	// give it its new key): after every settled entry of a key not larger.
-	void insert_sorted(uint32_t id)
-	{
-		uint32_t after = settled_.tail;
-		while (after != kNone && key_[after] > key_[id])
-			after = prev_[after];
-		const uint32_t before = after == kNone ? settled_.head : next_[after];
-		prev_[id] = after;
-		next_[id] = before;
-		(after == kNone ? settled_.head : next_[after]) = id;
-		(before == kNone ? settled_.tail : prev_[before]) = id;
-	}
-	std::vector<uint32_t> prev_, next_;
-	std::vector<uint64_t> key_;
-	std::vector<uint32_t> slot_;
-	std::vector<List> ring_;
-	std::vector<uint64_t> bits_;
-	List settled_;
-	List level_[kTtmPriorities];
-	size_t size_ = 0;
-	bool by_key_, levels_;
-	uint64_t window_, stamp_;
-};
-
 } // namespace
 
 class KernelModel::Impl {
 public:
 	Impl(const KernelConfig &c, size_t bos) : c_(c), mm_(c.vram / kPage), bo_(bos),
-	      order_(bos, c.bo_score, c.window, kStampStart, c.bo_priority)
+	      order_(bos, c.bo_score, c.window, kStampStart, c.bo_priority),
+	      threshold_(c.vram, c.budget, c.budget_mbps, c.budget_cap_ms),
+	      guard_(c.guard_params, c.vram / kPage)
 	{
+		if (c.guard)
+			guard_.grow(bos);
+		if ((c.window_oracle || c.admit_oracle) && !c.future)
+			throw std::invalid_argument("the clairvoyant rules need the trace's future "
+			                            "(simulate_kernel() gives it; a live model has none)");
+		if (c.admit_oracle && !c.window_oracle)
+			throw std::invalid_argument("clairvoyant admission needs the clairvoyant window");
+		if (c.guard && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
+		                c.guard_params.within_ms < 1 || c.guard_params.within_ms > 60000 ||
+		                c.guard_params.hold_ms < 1 || c.guard_params.hold_ms > 600000 ||
+		                c.guard_params.cap_pct < 1 || c.guard_params.cap_pct > 90))
+			throw std::invalid_argument("thrash guard: count 1..255, within 1..60000 ms, hold "
+			                            "1..600000 ms, cap 1..90% of VRAM");
 		if (c.bo_score && c.bo_priority)
 			throw std::invalid_argument("bo_score and bo_priority exclude each other");
 		if (c.stock == Stock::V6_14 && (c.bo_score || c.bo_priority))
@@ -228,8 +83,10 @@ public:
 		// off every LRU (ttm_bo_pin()); they count in the manager's usage
 		for (uint64_t bytes : c_.pinned) {
 			const uint64_t pages = (bytes + kPage - 1) / kPage;
-			if (!pages || mm_.insert(pages, DrmMm::Mode::Best) == UINT64_MAX)
+			const uint64_t at = pages ? mm_.insert(pages, DrmMm::Mode::Best) : UINT64_MAX;
+			if (at == UINT64_MAX)
 				throw std::invalid_argument("pinned kernel BOs do not fit in VRAM");
+			pinned_at_.push_back({at, pages});
 			used_ += pages;
 		}
 		r_.peak_vram_pages = used_;
@@ -261,6 +118,8 @@ public:
 			const size_t n = std::max<size_t>(size_t(id) + 1, bo_.size() * 2);
 			bo_.resize(n);
 			order_.grow(n);
+			if (c_.guard)
+				guard_.grow(n);
 		}
 	}
 	const KernelResult &result()
@@ -354,6 +213,13 @@ private:
 		account(id, from, to, evict);
 	}
 
+	// Whether the walk and the scans may not touch v: this submission holds it reserved, or
+	// the thrash guard keeps it resident.
+	bool stays(uint32_t v) const
+	{
+		return (cs_no_ && bo_[v].reserved_by == cs_no_) || (c_.guard && guard_.guarded(v));
+	}
+
 	// ttm_bo_evict_alloc(): with the series, nothing is evicted for a BO larger than VRAM
 	// (ttm_range_man_alloc() says -E2BIG); with window eviction the scan chooses first; then
 	// TTM's walk: the VRAM manager in eviction order, skipping the BOs this submission holds
@@ -365,6 +231,10 @@ private:
 			r_.impossible_noevict++;
 			return false;
 		}
+		if (c_.guard)
+			guard_.expire(now_us_);
+		if (c_.window_oracle)
+			return oracle_evict(id);
 		if (c_.scan) {
 			switch (evict_window(id)) {
 			case Scan::Fit: return true;
@@ -373,72 +243,78 @@ private:
 			}
 		}
 		return order_.walk([&](uint32_t v) {
-			if (cs_no_ && bo_[v].reserved_by == cs_no_)
+			if (stays(v))
 				return false;
-			move_to(v, MemGtt, true);
+			evict(v);
 			return vram_alloc(id);
 		});
 	}
+	void evict(uint32_t v)
+	{
+		if (c_.guard)
+			guard_.evicted(v, now_us_);
+		move_to(v, MemGtt, true);
+	}
 
 	// The range manager's evict_window (drm_mm_scan_init_with_range() over VRAM in the BO's
-	// mode, drm_mm_scan_add_block() per candidate): a candidate and the free space and other
-	// candidates around it form a span; the first span that holds the BO is the window. Pinned
-	// BOs are not on the LRU and the submission's own reserved BOs cannot be locked: both stay
-	// where they are, obstacles. The walk would evict every scanned candidate and allocate in
-	// the same place (no hole fits before the last one: it is the only span that does);
-	// the window evicts only the candidates overlapping it, and with cold_ms the scanned ones
-	// idle that long.
+	// mode, drm_mm_scan_add_block() per candidate, window_scan.h): the first span of
+	// candidates and free space that holds the BO is where the window lies. Pinned BOs are not
+	// on the LRU and the submission's own reserved BOs cannot be locked: both stay where they
+	// are, obstacles. The walk would evict every scanned candidate and allocate in the same
+	// place (no hole fits before the last one: it is the only span that does); the window
+	// evicts only the candidates overlapping it, and with cold_ms the scanned ones idle that
+	// long. With idle_ms a first scan takes only candidates idle that long (the others are
+	// obstacles, and count toward the bound), and a second all of them if it finds no window.
 	enum class Scan { Fit, NoFit, Bounded };
-	Scan evict_window(uint32_t id)
+	struct Hit {
+		uint64_t at = UINT64_MAX, l = 0, r = 0;
+		bool bounded = false;
+	};
+	Hit scan_pass(uint32_t id, bool idle_only)
 	{
 		const uint64_t size = bo_[id].pages;
 		const bool high = topdown(id);
+		const uint64_t idle_us = uint64_t(c_.idle_ms) * 1000;
 		scanned_.clear();
-		if (span_end_at_.empty()) { // addresses 0..pages: both ends of every span
-			span_end_at_.assign(mm_.size() + 1, 0);
-			span_start_at_.assign(mm_.size() + 1, 0);
-		}
-		for (uint32_t a : span_touched_)
-			span_end_at_[a] = span_start_at_[a] = 0;
-		span_touched_.clear();
-		uint64_t hit = UINT64_MAX, hit_l = 0, hit_r = 0;
-		bool bounded = false;
+		scan_.begin(mm_.size());
+		Hit h;
+		uint32_t visited = 0;
 		order_.walk([&](uint32_t v) {
-			if (cs_no_ && bo_[v].reserved_by == cs_no_)
+			if (stays(v))
 				return false;
-			if (scanned_.size() == c_.scan_max) {
-				bounded = true;
+			if (visited == c_.scan_max) {
+				h.bounded = true;
 				return true;
 			}
+			if (idle_only) {
+				visited++; // every entry the first scan looks at counts
+				if (now_us_ - bo_[v].used_us < idle_us)
+					return false;
+			} else {
+				visited++;
+			}
 			scanned_.push_back(v);
-			uint64_t l = bo_[v].start, r = l + bo_[v].pages;
-			if (const uint32_t s = span_start_at_[l]) { // a span of candidates ends at l
-				span_start_at_[l] = 0;
-				l = s - 1;
-				span_end_at_[l] = 0;
-			} else if (uint64_t h = mm_.hole_ending_at(l); h != UINT64_MAX) {
-				l = h;
-			}
-			if (const uint32_t e = span_end_at_[r]) { // and one starts at r
-				span_end_at_[r] = 0;
-				r = e - 1;
-				span_start_at_[r] = 0;
-			} else if (uint64_t h = mm_.hole_starting_at(r); h != UINT64_MAX) {
-				r = h;
-			}
-			span_end_at_[l] = uint32_t(r + 1);
-			span_start_at_[r] = uint32_t(l + 1);
-			span_touched_.push_back(uint32_t(l));
-			span_touched_.push_back(uint32_t(r));
-			if (r - l < size)
+			const WindowScan::Span s = scan_.add(bo_[v].start, bo_[v].pages, mm_);
+			if (s.r - s.l < size)
 				return false;
-			hit = high ? r - size : l;
-			hit_l = l;
-			hit_r = r;
+			h = {high ? s.r - size : s.l, s.l, s.r, false};
 			return true;
 		});
-		if (hit == UINT64_MAX) {
-			if (bounded) {
+		return h;
+	}
+	Scan evict_window(uint32_t id)
+	{
+		const uint64_t size = bo_[id].pages;
+		Hit h;
+		if (c_.idle_ms != UINT32_MAX) {
+			h = scan_pass(id, true);
+			if (h.at != UINT64_MAX)
+				r_.window_idle++;
+		}
+		if (h.at == UINT64_MAX)
+			h = scan_pass(id, false);
+		if (h.at == UINT64_MAX) {
+			if (h.bounded) {
 				r_.window_fallbacks++;
 				return Scan::Bounded;
 			}
@@ -450,30 +326,72 @@ private:
 			weigh_.clear();
 			for (uint32_t i = 0; i < scanned_.size(); i++) {
 				const Bo &b = bo_[scanned_[i]];
-				if (b.start >= hit_l && b.start < hit_r)
+				if (b.start >= h.l && b.start < h.r)
 					weigh_.push_back({b.start, b.pages, i});
 			}
-			hit = lightest_window(hit_l, hit_r, size, weigh_, high, c_.window_ends);
+			h.at = lightest_window(h.l, h.r, size, weigh_, topdown(id), c_.window_ends);
 		}
 		for (uint32_t v : scanned_) {
 			const Bo &b = bo_[v];
-			if (b.start < hit + size && b.start + b.pages > hit)
-				move_to(v, MemGtt, true);
+			if (b.start < h.at + size && b.start + b.pages > h.at)
+				evict(v);
 			else if (c_.cold_ms != UINT32_MAX &&
 			         now_us_ - b.used_us >= uint64_t(c_.cold_ms) * 1000) {
 				r_.window_cold++;
-				move_to(v, MemGtt, true);
+				evict(v);
 			} else {
 				r_.window_saved_pages += b.pages;
 			}
 		}
-		Bo &b = bo_[id];
-		if (!mm_.insert_at(hit, size))
-			throw std::logic_error("kernel model: the window does not hold the BO");
-		b.start = hit;
-		used_ += size;
-		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
+		place_at(id, h.at);
 		return Scan::Fit;
+	}
+	void place_at(uint32_t id, uint64_t at)
+	{
+		Bo &b = bo_[id];
+		if (!mm_.insert_at(at, b.pages))
+			throw std::logic_error("kernel model: the window does not hold the BO");
+		b.start = at;
+		used_ += b.pages;
+		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
+	}
+
+	// The clairvoyant window (clairvoyant.h): every node of VRAM, the window whose victims are
+	// next used latest; with admit_oracle, the BO stays in GTT when it is needed later still
+	// (a refusal here is one: radeon's callers then validate with GTT allowed, a create
+	// retries with GTT added, a CS entry asks again with its allowed domains).
+	bool oracle_evict(uint32_t id)
+	{
+		oracle_nodes_.clear();
+		for (const auto &[start, pages] : pinned_at_)
+			oracle_nodes_.push_back({start, pages, 0, false});
+		order_.walk([&](uint32_t v) {
+			oracle_nodes_.push_back({bo_[v].start, bo_[v].pages, bo_[v].next_use, !stays(v)});
+			return false;
+		});
+		std::sort(oracle_nodes_.begin(), oracle_nodes_.end(),
+		          [](const OracleNode &a, const OracleNode &b) { return a.start < b.start; });
+		const uint64_t size = bo_[id].pages;
+		const OracleWindow w = clairvoyant_window(oracle_nodes_, mm_.size(), size, topdown(id));
+		if (w.start == UINT64_MAX) {
+			r_.window_nofit++;
+			return false;
+		}
+		if (c_.admit_oracle && bo_[id].next_use > w.earliest_next) {
+			r_.admit_bypasses++;
+			return false;
+		}
+		r_.windows++;
+		victims_.clear();
+		order_.walk([&](uint32_t v) {
+			if (bo_[v].start < w.start + size && bo_[v].start + bo_[v].pages > w.start)
+				victims_.push_back(v);
+			return false;
+		});
+		for (uint32_t v : victims_)
+			evict(v);
+		place_at(id, w.start);
+		return true;
 	}
 
 	// ttm_bo_validate() for a placement list of VRAM and/or GTT (domain bits, v2 values).
@@ -504,6 +422,8 @@ private:
 		b.mem = MemVram;
 		lru_add(id);
 		account(id, from, MemVram, false);
+		if (c_.guard && from == MemGtt)
+			guard_.returned(id, b.pages, now_us_);
 	}
 
 public:
@@ -520,6 +440,9 @@ public:
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
+		if (c_.future)
+			b.next_use = id < c_.future->first_use.size() ? c_.future->first_use[id]
+			                                              : Future::kNever;
 		const uint8_t domain = asked & (DomainVram | DomainGtt); // checked at load
 		bool ok = validate(id, domain);
 		if (!ok && domain == DomainVram)
@@ -542,6 +465,8 @@ public:
 			return; // its create was refused
 		if (b.mem == MemVram)
 			vram_free(id);
+		if (c_.guard)
+			guard_.gone(id);
 		b.mem = kNowhere;
 		r_.destroys++;
 	}
@@ -551,6 +476,16 @@ public:
 	{
 		now_us_ = time_us;
 		entries_.clear();
+		if (c_.future) { // the clairvoyant rules: each named BO's next use after this one
+			const uint64_t base = relocs_seen_;
+			relocs_seen_ += n;
+			cs_seen_++;
+			if (relocs_seen_ > c_.future->reloc_next.size())
+				throw std::logic_error("kernel model: more relocations than the future knows");
+			for (uint32_t i = 0; i < n; i++)
+				if (relocs[i].id < bo_.size())
+					bo_[relocs[i].id].next_use = c_.future->reloc_next[base + i];
+		}
 		for (uint32_t i = 0; i < n; i++) {
 			const CsReloc &rl = relocs[i];
 			if (rl.id >= bo_.size() || bo_[rl.id].mem == kNowhere) { // lookup fails: -ENOENT
@@ -589,7 +524,7 @@ public:
 		// radeon_bo_list_validate() walks every entry, a BO named twice validated twice
 		const bool v614 = c_.stock != Stock::V6_12;
 		const std::vector<Entry> &val = v614 ? entries_ : head_;
-		const uint64_t threshold = move_threshold();
+		const uint64_t threshold = threshold_.threshold(used_ * kPage, now_us_);
 		bytes_moved_ = 0;
 		bool kept = false;
 		for (const Entry &e : val) {
@@ -597,7 +532,7 @@ public:
 			const uint8_t m = bo_[e.id].mem;
 			const uint8_t current = m == MemVram ? DomainVram : m == MemGtt ? DomainGtt : DomainCpu;
 			if ((e.allowed & current) && !(domain & current) &&
-			    (c_.budget ? bytes_moved_ >= threshold : bytes_moved_ > threshold)) {
+			    threshold_.over(bytes_moved_, threshold)) {
 				domain = current;
 				kept = true;
 				r_.threshold_bos++;
@@ -614,8 +549,7 @@ public:
 			}
 		}
 		r_.threshold_cs += kept;
-		if (c_.budget) // ttm_move_budget_debit(): every byte this submission moved
-			budget_us_ -= int64_t(bytes_moved_ / c_.budget_mbps);
+		threshold_.debit(bytes_moved_); // the budget: every byte this submission moved
 		// One pass: the scores (radeon_bo_list_note_scores()) and where the GPU finds each BO
 		for (uint32_t i = 0; i < head_.size(); i++) {
 			Bo &b = bo_[head_[i].id];
@@ -673,29 +607,6 @@ private:
 			lru_tail(e.id);
 	}
 
-	// The bytes this submission may move before BOs stay where they are. Radeon's
-	// radeon_bo_get_threshold_for_moves(): a quarter of the free half of VRAM, at least 1 MiB.
-	// The time-based budget (ttm_move_budget_threshold()): time since the last submission
-	// accumulates at budget_mbps, capped; with an eighth of VRAM free at least a quarter of
-	// the free space may move (amdgpu's fill rule), then the budget as bytes.
-	uint64_t move_threshold()
-	{
-		const uint64_t usage = used_ * kPage;
-		if (!c_.budget) {
-			const uint64_t half = c_.vram >> 1;
-			const uint64_t half_free = usage >= half ? 0 : half - usage;
-			return std::max<uint64_t>(half_free >> 1, 1024 * 1024);
-		}
-		const int64_t cap = int64_t(c_.budget_cap_ms) * 1000;
-		const uint64_t elapsed = now_us_ > budget_last_us_ ? now_us_ - budget_last_us_ : 0;
-		budget_last_us_ = std::max(budget_last_us_, now_us_);
-		budget_us_ = std::min<int64_t>(budget_us_ + int64_t(std::min<uint64_t>(elapsed, cap)), cap);
-		const uint64_t free = usage >= c_.vram ? 0 : c_.vram - usage;
-		if (free >= c_.vram / 8)
-			budget_us_ = std::max<int64_t>(budget_us_, int64_t(free / 4 / c_.budget_mbps));
-		return budget_us_ > 0 ? uint64_t(budget_us_) * c_.budget_mbps : 0;
-	}
-
 	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
 	void bucket_sort(std::vector<Entry> &v)
 	{
@@ -738,6 +649,8 @@ private:
 	// The transfer time of the counters so far (cheap: no walk over the BOs).
 	void derive()
 	{
+		r_.guards = guard_.guards;
+		r_.guard_refusals = guard_.cap_refusals;
 		const KernelCounters &v = r_.mem[MemVram];
 		const uint64_t moved = r_.vram_in_from_gtt_bytes + v.bytes_out;
 		r_.transfer_us = transfer_time_us(moved, r_.moves(), r_.gtt_access_bytes, c_.pcie_gbps, c_);
@@ -766,13 +679,18 @@ private:
 	KernelResult r_;
 	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0, ops_ = 0;
 	uint64_t timeline_ev_ = 0; // VRAM evictions at the last timeline operation
-	uint64_t now_us_ = 0, budget_last_us_ = 0;
-	int64_t budget_us_ = 0;    // the move budget, in us of moves (negative: debt)
+	uint64_t now_us_ = 0;
+	MoveThreshold threshold_;
+	ThrashGuard guard_;
+	WindowScan scan_;
 	std::vector<uint32_t> scanned_; // window eviction's candidates, in scan order
 	std::vector<WindowCandidate> weigh_; // window_weigh: the candidates in the hit span
-	// The scan's spans by their ends (0: none): span_end_at_[start] = end + 1,
-	// span_start_at_[end] = start + 1; span_touched_ says which entries to clear.
-	std::vector<uint32_t> span_end_at_, span_start_at_, span_touched_;
+	// The clairvoyant rules: when each BO is next used (clairvoyant.h), the submissions and
+	// relocations seen so far (their numbers in the trace), the pinned kernel BOs' places
+	std::vector<OracleNode> oracle_nodes_;
+	std::vector<uint32_t> victims_;
+	std::vector<std::pair<uint64_t, uint64_t>> pinned_at_;
+	uint64_t cs_seen_ = 0, relocs_seen_ = 0;
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}
@@ -813,8 +731,14 @@ void KernelModel::frame()
 const KernelResult &KernelModel::result() { return p_->result(); }
 const KernelResult &KernelModel::running() { return p_->running(); }
 
-KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c)
+KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
 {
+	Future future;
+	KernelConfig c = config;
+	if (c.window_oracle || c.admit_oracle) {
+		future = trace_future(t);
+		c.future = &future;
+	}
 	KernelModel m(c, t.size.size());
 	for (uint32_t op : t.ops) {
 		const uint32_t arg = op & KernelTrace::kMask;

@@ -10,9 +10,12 @@
 #include <vector>
 
 #include "kmodel/kernel_trace.h"
+#include "kmodel/thrash_guard.h"
 #include "sim/timeline.h"
 
 namespace vramlab {
+
+struct Future; // clairvoyant.h
 
 // The built-in transfer costs, assumptions measured on no card (docs/cost-file.md): PCIe 2.0
 // x16's 8 GB/s, the thesis's 232 GB/s VRAM and 20 us a move, a GPU use of a buffer in GTT
@@ -77,6 +80,20 @@ struct KernelConfig {
 	// (window_choice.h: victims weighed by bytes and recency), not its first. Model only.
 	bool window_weigh = false;
 	bool window_ends = false; // with window_weigh: only the span's two ends (no split)
+	// With window eviction: a first scan over the candidates idle at least idle_ms only (the
+	// others are obstacles and count toward scan_max), a second over all of them if that finds
+	// no window. UINT32_MAX: one scan. Model only.
+	uint32_t idle_ms = UINT32_MAX;
+	static constexpr uint32_t kDefaultIdleMs = 100; // window-idle without --idle-ms
+	// The offline references (clairvoyant.h): the window whose victims are next used latest,
+	// over all of VRAM; with admit_oracle a BO needed later than that stays in GTT. They read
+	// `future`, which simulate_kernel() computes from the trace. Model only.
+	bool window_oracle = false, admit_oracle = false;
+	const Future *future = nullptr;
+	// The thrash guard (thrash_guard.h): a BO evicted and brought back quickly, several times
+	// in a row, stays resident for a while. Model only.
+	bool guard = false;
+	ThrashGuardParams guard_params;
 	// The time-based move budget (ttm_move_budget, amdgpu's design): budget_mbps MB/s of
 	// submission time (1 MB/s = 1 byte/us) accumulate, at most budget_cap_ms of them, and
 	// every byte moved is debited (debt allowed); a BO is moved to its preferred domain only
@@ -118,6 +135,9 @@ struct KernelResult {
 	uint64_t windows = 0, window_fallbacks = 0, window_nofit = 0, window_saved_pages = 0,
 	         window_cold = 0;
 	uint64_t impossible_noevict = 0;   // allocations too large for VRAM, refused without eviction
+	uint64_t window_idle = 0;          // windows the idle-only scan found (idle_ms)
+	uint64_t admit_bypasses = 0;       // BOs clairvoyant admission left in GTT
+	uint64_t guards = 0, guard_refusals = 0; // BOs the thrash guard kept; cap reached
 	uint64_t gtt_accesses = 0, gtt_access_bytes = 0; // CS buffers in GTT after validation
 	uint64_t stamp = 0;                // rdev->bo_use_stamp at the end
 	uint64_t digest = 0;               // FNV-1a of every live BO's (id, mem type, start page)
@@ -176,6 +196,10 @@ struct KernelPolicy {
 	bool prio = false; // eviction by bo->priority set from the scores (the variant)
 	bool weigh = false; // window eviction takes the lightest window (window_choice.h)
 	bool ends = false;  // ... of the two at the span's ends only
+	bool idle = false;   // window eviction scans idle candidates first (KernelConfig::idle_ms)
+	bool oracle = false; // the clairvoyant window (clairvoyant.h)
+	bool admit = false;  // ... and clairvoyant admission
+	bool guard = false;  // the thrash guard (thrash_guard.h)
 	bool scored() const { return key || prio; } // eviction order uses the scores
 };
 const std::vector<KernelPolicy> &kernel_policies();

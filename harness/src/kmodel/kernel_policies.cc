@@ -33,6 +33,24 @@ const std::vector<KernelPolicy> &kernel_policies()
 	                         "recency rank)", false, false, true, true, false, false, true},
 	        {"window-ends", "window eviction, the lighter of the span's two end windows (no "
 	                        "split)", false, false, true, true, false, false, true, true},
+	        // Issue 36: scan the idle candidates first; the thrash guard; the offline
+	        // references (model only)
+	        {"window-idle", "window eviction over the candidates idle --idle-ms first, all "
+	                        "if none fits", false, false, true, true, false, false, false, false,
+	         true},
+	        {"guard", "fit + the thrash guard: a BO that keeps coming back stays resident "
+	                  "a while", false, false, true, false, false, false, false, false, false,
+	         false, false, true},
+	        {"window+guard", "window eviction + the thrash guard", false, false, true, true,
+	         false, false, false, false, false, false, false, true},
+	        {"window-idle+guard", "window-idle + the thrash guard", false, false, true, true,
+	         false, false, false, false, true, false, false, true},
+	        {"window-oracle", "offline reference: the window whose victims are next used "
+	                          "latest, anywhere in VRAM", false, false, true, true, false, false,
+	         false, false, false, true},
+	        {"window-oracle+admit", "offline reference: that window, and a BO needed later "
+	                                "than its victims stays in GTT", false, false, true, true,
+	         false, false, false, false, false, true, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
 	         false, false, false, false, true},
@@ -82,6 +100,13 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 	c.budget = k.policy->budget;
 	c.window_weigh = k.policy->weigh;
 	c.window_ends = k.policy->ends;
+	if (!k.policy->idle)
+		c.idle_ms = UINT32_MAX;
+	else if (c.idle_ms == UINT32_MAX)
+		c.idle_ms = KernelConfig::kDefaultIdleMs;
+	c.window_oracle = k.policy->oracle;
+	c.admit_oracle = k.policy->admit;
+	c.guard = k.policy->guard;
 }
 
 KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)

@@ -1,0 +1,195 @@
+// The kernel model's rules of issue 36, each on its own: the clairvoyant window and admission
+// (kmodel/clairvoyant.h), the thrash guard (kmodel/thrash_guard.h) and window-idle, on inputs
+// whose outcome can be worked out on paper.
+#include <gtest/gtest.h>
+
+#include "kernel_builder.h"
+#include "kmodel/clairvoyant.h"
+#include "kmodel/kernel_model.h"
+#include "kmodel/thrash_guard.h"
+
+namespace vramlab {
+namespace {
+
+constexpr uint64_t kNever = Future::kNever;
+
+TEST(ClairvoyantWindow, TakesTheWindowWhoseVictimsAreNeededLatest)
+{
+	// three 4-page nodes fill 12 pages; next uses 5, 9, 2
+	std::vector<OracleNode> n = {{0, 4, 5, true}, {4, 4, 9, true}, {8, 4, 2, true}};
+	EXPECT_EQ(clairvoyant_window(n, 12, 4, false).start, 4u);
+	EXPECT_EQ(clairvoyant_window(n, 12, 4, false).earliest_next, 9u);
+	// 8 pages: [0, 8) (earliest 5) beats [4, 12) (earliest 2)
+	EXPECT_EQ(clairvoyant_window(n, 12, 8, false).start, 0u);
+	// the middle one pinned: only the ends are windows, and no 8-page window at all
+	n[1].movable = false;
+	EXPECT_EQ(clairvoyant_window(n, 12, 4, false).start, 0u);
+	EXPECT_EQ(clairvoyant_window(n, 12, 8, false).start, UINT64_MAX);
+	EXPECT_EQ(clairvoyant_window(n, 12, 13, false).start, UINT64_MAX);
+	// victims never used again everywhere: the fewest pages, then the position rule
+	const std::vector<OracleNode> dead = {{0, 2, kNever, true}, {7, 3, kNever, true}};
+	EXPECT_EQ(clairvoyant_window(dead, 10, 4, false).start, 2u); // the hole [2, 7) alone
+	EXPECT_EQ(clairvoyant_window(dead, 10, 4, true).start, 3u);  // its top
+	const OracleWindow w = clairvoyant_window(dead, 10, 7, false);
+	EXPECT_EQ(w.start, 0u); // [0, 7): 2 pages, [3, 10): 3 pages
+	EXPECT_EQ(w.pages, 2u);
+}
+
+TEST(ClairvoyantWindow, TheFutureOfARelocationIsItsBufferNextSubmission)
+{
+	Builder b;
+	const auto x = b.create(4), y = b.create(4);
+	b.cs({{x, false}});
+	b.cs({{x, false}, {x, true}}); // named twice: both are next used at submission 3
+	b.cs({{y, false}});
+	b.cs({{x, false}});
+	const Future f = trace_future(b.t);
+	EXPECT_EQ(f.reloc_next, (std::vector<uint64_t>{1, 3, 3, kNever, kNever}));
+	EXPECT_EQ(f.first_use, (std::vector<uint64_t>{0, 2}));
+}
+
+KernelConfig rule_config(uint64_t vram_kib)
+{
+	KernelConfig k;
+	k.vram = vram_kib * 1024;
+	k.check_every = 1;
+	return k;
+}
+
+// [a][b][c][d] fill 1 MiB, used in that order; e needs 256 KiB; a, b and d are used again
+// soon, c last: LRU evicts a (and then b for a, ...), the clairvoyant window c.
+TEST(ClairvoyantWindow, EvictsTheBufferNeededLastAndAdmissionLeavesAColdOneInGtt)
+{
+	Builder b;
+	const auto a = b.create(256), bb = b.create(256), c = b.create(256), d = b.create(256);
+	b.cs({{a, false}});
+	b.cs({{bb, false}});
+	b.cs({{c, false}});
+	b.cs({{d, false}});
+	const auto e = b.create(256);
+	b.cs({{a, false}});
+	b.cs({{bb, false}});
+	b.cs({{d, false}});
+	b.cs({{c, false}});
+	(void)e;
+	KernelConfig k = rule_config(1024);
+	const KernelResult lru = simulate_kernel(b.t, k);
+	k.scan = k.window_oracle = true;
+	const KernelResult oracle = simulate_kernel(b.t, k);
+	EXPECT_GT(lru.evictions(), 2u);
+	// c for e, then e (never used) for c
+	EXPECT_EQ(oracle.evictions(), 2u);
+	k.admit_oracle = true; // e is needed later than c: it stays in GTT, nothing moves
+	const KernelResult admit = simulate_kernel(b.t, k);
+	EXPECT_EQ(admit.evictions(), 0u);
+	EXPECT_EQ(admit.admit_bypasses, 1u);
+	// a live model has no future: refused, not silently run as something else
+	EXPECT_THROW(KernelModel m(k), std::invalid_argument);
+}
+
+TEST(ThrashGuard, QuickReturnsInARowGuardUnderTheCapUntilTheHoldEnds)
+{
+	ThrashGuardParams p;
+	p.within_ms = 100;
+	p.count = 2;
+	p.hold_ms = 1000;
+	p.cap_pct = 50;
+	ThrashGuard g(p, 100);
+	g.grow(3);
+	g.evicted(0, 0);
+	g.returned(0, 30, 50'000); // event 1
+	EXPECT_FALSE(g.guarded(0));
+	g.evicted(0, 60'000);
+	g.returned(0, 30, 120'000); // event 2: guarded
+	EXPECT_TRUE(g.guarded(0));
+	EXPECT_EQ(g.guarded_pages(), 30u);
+	g.evicted(1, 0);
+	g.returned(1, 30, 10'000);
+	g.evicted(1, 20'000);
+	g.returned(1, 30, 30'000); // thrashes too, but 60 pages would pass the cap of 50
+	EXPECT_FALSE(g.guarded(1));
+	EXPECT_EQ(g.cap_refusals, 1u);
+	g.evicted(2, 0);
+	g.returned(2, 10, 500'000); // a slow return is no event
+	g.evicted(2, 510'000);
+	g.returned(2, 10, 520'000);
+	EXPECT_FALSE(g.guarded(2));
+	g.expire(1'119'999);
+	EXPECT_TRUE(g.guarded(0));
+	g.expire(1'120'000);
+	EXPECT_FALSE(g.guarded(0));
+	EXPECT_EQ(g.guarded_pages(), 0u);
+	EXPECT_EQ(g.guards, 1u);
+}
+
+// Two 768 KiB buffers used in turn, 10 ms apart, in 1 MiB of VRAM: stock moves one out and
+// the other in at every submission. The guard keeps one resident after three quick returns;
+// the other is then used from GTT until the hold ends.
+TEST(ThrashGuard, StopsTwoBuffersTakingTurnsInVram)
+{
+	Builder b;
+	b.ms = 10;
+	const auto x = b.create(768), y = b.create(768, DomainGtt);
+	for (int i = 0; i < 20; i++) {
+		b.cs({{x, false}});
+		b.cs({{y, false}});
+	}
+	KernelConfig k = rule_config(1024);
+	k.flush_for_impossible = false;
+	const KernelResult fit = simulate_kernel(b.t, k);
+	k.guard = true;
+	k.guard_params.hold_ms = 10000;
+	k.guard_params.cap_pct = 25; // 192 pages > 64: the cap refuses (at every return)
+	const KernelResult capped = simulate_kernel(b.t, k);
+	EXPECT_GT(capped.guard_refusals, 0u);
+	EXPECT_EQ(capped.guards, 0u);
+	EXPECT_EQ(capped.digest, fit.digest);
+	k.guard_params.cap_pct = 90;
+	const KernelResult guard = simulate_kernel(b.t, k);
+	EXPECT_GE(fit.evictions(), 39u);
+	EXPECT_EQ(guard.guards, 1u);
+	// each is evicted three times (its third quick return guards x), then nothing moves
+	EXPECT_EQ(guard.evictions(), 6u);
+	EXPECT_GT(guard.gtt_accesses, fit.gtt_accesses);
+	k.guard_params.count = 255; // never reached: exactly the unguarded run
+	const KernelResult never = simulate_kernel(b.t, k);
+	EXPECT_EQ(never.digest, fit.digest);
+	EXPECT_EQ(never.evictions(), fit.evictions());
+	k.guard_params.hold_ms = 25; // guarded for two submissions at a time
+	const KernelResult brief = simulate_kernel(b.t, k);
+	EXPECT_GT(brief.evictions(), guard.evictions());
+}
+
+// With every candidate idle (idle_ms 0) the first scan is the one scan of window eviction.
+TEST(WindowIdle, WithEveryCandidateIdleItIsWindowEviction)
+{
+	Builder b;
+	b.ms = 3;
+	std::vector<uint32_t> ids;
+	uint32_t seed = 12345;
+	auto rnd = [&seed](uint32_t n) {
+		seed = seed * 1103515245u + 12345u;
+		return (seed >> 16) % n;
+	};
+	for (int i = 0; i < 400; i++) {
+		if (ids.size() < 6 || rnd(4) == 0)
+			ids.push_back(b.create(64 * (1 + rnd(6))));
+		b.cs({{ids[rnd(uint32_t(ids.size()))], false}, {ids[rnd(uint32_t(ids.size()))], true}});
+	}
+	KernelConfig k = rule_config(1024);
+	k.scan = true;
+	const KernelResult window = simulate_kernel(b.t, k);
+	k.idle_ms = 0;
+	const KernelResult idle = simulate_kernel(b.t, k);
+	EXPECT_GT(window.windows, 10u);
+	EXPECT_EQ(idle.digest, window.digest);
+	EXPECT_EQ(idle.evictions(), window.evictions());
+	EXPECT_EQ(idle.window_idle, window.windows);
+	k.idle_ms = 1000000; // nothing idle: every window from the second scan
+	const KernelResult none = simulate_kernel(b.t, k);
+	EXPECT_EQ(none.window_idle, 0u);
+	EXPECT_EQ(none.digest, window.digest);
+}
+
+} // namespace
+} // namespace vramlab
