@@ -29,7 +29,6 @@ struct Bo {
 	uint64_t evict_key = 0;  // bo->evict_key
 	uint64_t reserved_by = 0; // CS number holding its reservation
 	uint64_t used_us = 0;     // time of the last submission that used it (window's cold rule)
-	uint64_t next_use = 0;    // the clairvoyant rules: the submission that names it next
 	uint32_t cs_score = 0;
 	uint8_t mem = kNowhere;
 	uint8_t priority = kTtmPriorities - 1; // bo->priority (the variant)
@@ -51,6 +50,8 @@ public:
 	{
 		if (c.guard)
 			guard_.grow(bos);
+		if (c.future)
+			next_use_.resize(bos);
 		if ((c.window_oracle || c.admit_oracle) && !c.future)
 			throw std::invalid_argument("the clairvoyant rules need the trace's future "
 			                            "(simulate_kernel() gives it; a live model has none)");
@@ -120,6 +121,8 @@ public:
 			order_.grow(n);
 			if (c_.guard)
 				guard_.grow(n);
+			if (c_.future)
+				next_use_.resize(n);
 		}
 	}
 	const KernelResult &result()
@@ -366,7 +369,7 @@ private:
 		for (const auto &[start, pages] : pinned_at_)
 			oracle_nodes_.push_back({start, pages, 0, false});
 		order_.walk([&](uint32_t v) {
-			oracle_nodes_.push_back({bo_[v].start, bo_[v].pages, bo_[v].next_use, !stays(v)});
+			oracle_nodes_.push_back({bo_[v].start, bo_[v].pages, next_use_[v], !stays(v)});
 			return false;
 		});
 		std::sort(oracle_nodes_.begin(), oracle_nodes_.end(),
@@ -377,7 +380,7 @@ private:
 			r_.window_nofit++;
 			return false;
 		}
-		if (c_.admit_oracle && bo_[id].next_use > w.earliest_next) {
+		if (c_.admit_oracle && next_use_[id] > w.earliest_next) {
 			r_.admit_bypasses++;
 			return false;
 		}
@@ -422,7 +425,7 @@ private:
 		b.mem = MemVram;
 		lru_add(id);
 		account(id, from, MemVram, false);
-		if (c_.guard && from == MemGtt)
+		if (c_.guard && from == MemGtt) [[unlikely]]
 			guard_.returned(id, b.pages, now_us_);
 	}
 
@@ -441,8 +444,8 @@ public:
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
 		if (c_.future)
-			b.next_use = id < c_.future->first_use.size() ? c_.future->first_use[id]
-			                                              : Future::kNever;
+			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
+			                                                 : Future::kNever;
 		const uint8_t domain = asked & (DomainVram | DomainGtt); // checked at load
 		bool ok = validate(id, domain);
 		if (!ok && domain == DomainVram)
@@ -476,7 +479,7 @@ public:
 	{
 		now_us_ = time_us;
 		entries_.clear();
-		if (c_.future) { // the clairvoyant rules: each named BO's next use after this one
+		if (c_.future) [[unlikely]] { // the clairvoyant rules: each named BO's next use after this one
 			const uint64_t base = relocs_seen_;
 			relocs_seen_ += n;
 			cs_seen_++;
@@ -484,7 +487,7 @@ public:
 				throw std::logic_error("kernel model: more relocations than the future knows");
 			for (uint32_t i = 0; i < n; i++)
 				if (relocs[i].id < bo_.size())
-					bo_[relocs[i].id].next_use = c_.future->reloc_next[base + i];
+					next_use_[relocs[i].id] = c_.future->reloc_next[base + i];
 		}
 		for (uint32_t i = 0; i < n; i++) {
 			const CsReloc &rl = relocs[i];
@@ -687,6 +690,7 @@ private:
 	std::vector<WindowCandidate> weigh_; // window_weigh: the candidates in the hit span
 	// The clairvoyant rules: when each BO is next used (clairvoyant.h), the submissions and
 	// relocations seen so far (their numbers in the trace), the pinned kernel BOs' places
+	std::vector<uint64_t> next_use_; // per BO: the submission that names it next
 	std::vector<OracleNode> oracle_nodes_;
 	std::vector<uint32_t> victims_;
 	std::vector<std::pair<uint64_t, uint64_t>> pinned_at_;
