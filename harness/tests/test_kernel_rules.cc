@@ -13,26 +13,15 @@ namespace {
 
 constexpr uint64_t kNever = Future::kNever;
 
-TEST(ClairvoyantWindow, TakesTheWindowWhoseVictimsAreNeededLatest)
+TEST(ClairvoyantWindow, BeladysOrderPutsTheBufferNeededLastFirst)
 {
-	// three 4-page nodes fill 12 pages; next uses 5, 9, 2
-	std::vector<OracleNode> n = {{0, 4, 5, true}, {4, 4, 9, true}, {8, 4, 2, true}};
-	EXPECT_EQ(clairvoyant_window(n, 12, 4, false).start, 4u);
-	EXPECT_EQ(clairvoyant_window(n, 12, 4, false).earliest_next, 9u);
-	// 8 pages: [0, 8) (earliest 5) beats [4, 12) (earliest 2)
-	EXPECT_EQ(clairvoyant_window(n, 12, 8, false).start, 0u);
-	// the middle one pinned: only the ends are windows, and no 8-page window at all
-	n[1].movable = false;
-	EXPECT_EQ(clairvoyant_window(n, 12, 4, false).start, 0u);
-	EXPECT_EQ(clairvoyant_window(n, 12, 8, false).start, UINT64_MAX);
-	EXPECT_EQ(clairvoyant_window(n, 12, 13, false).start, UINT64_MAX);
-	// victims never used again everywhere: the fewest pages, then the position rule
-	const std::vector<OracleNode> dead = {{0, 2, kNever, true}, {7, 3, kNever, true}};
-	EXPECT_EQ(clairvoyant_window(dead, 10, 4, false).start, 2u); // the hole [2, 7) alone
-	EXPECT_EQ(clairvoyant_window(dead, 10, 4, true).start, 3u);  // its top
-	const OracleWindow w = clairvoyant_window(dead, 10, 7, false);
-	EXPECT_EQ(w.start, 0u); // [0, 7): 2 pages, [3, 10): 3 pages
-	EXPECT_EQ(w.pages, 2u);
+	std::vector<BeladyCandidate> c = {{5, 0, 10}, {kNever, 3, 11}, {9, 1, 12}, {kNever, 2, 13}};
+	std::sort(c.begin(), c.end(), belady_before);
+	std::vector<uint32_t> ids;
+	for (const auto &x : c)
+		ids.push_back(x.id);
+	// never used again first (LRU among them), then the latest next use
+	EXPECT_EQ(ids, (std::vector<uint32_t>{13, 11, 12, 10}));
 }
 
 TEST(ClairvoyantWindow, TheFutureOfARelocationIsItsBufferNextSubmission)

@@ -140,6 +140,29 @@ struct BootCount {
 	}
 };
 
+// A rule only the model has (issue 36's experiments and offline references): no kernel of the
+// series boots it, so it is never a default, whatever its verdicts.
+const char *model_only(const std::string &pol)
+{
+	if (pol.ends_with(":oracle"))
+		return "offline reference (clairvoyant scores)";
+	std::string name = pol.substr(pol.find(':') == std::string::npos || !has_kernel_prefix(pol)
+	                                      ? 0
+	                                      : pol.find(':') + 1);
+	if (name.ends_with(":net"))
+		return nullptr;
+	const size_t at = name.find('@');
+	try {
+		const KernelPolicy &p = find_kernel_policy(name.substr(0, at));
+		if (p.oracle)
+			return "offline reference (clairvoyant)";
+		if (p.weigh || p.ends || p.idle || p.guard)
+			return "model only (not in the series yet)";
+	} catch (const std::invalid_argument &) {
+	}
+	return nullptr;
+}
+
 nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
                           const std::vector<std::string> &bases)
 {
@@ -147,12 +170,15 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 	for (const auto &v : verdicts)
 		has_clean |= v["group"] == "clean";
 	const char *skip_group = has_clean ? "corpus" : "clean"; // clean is a part of corpus
-	auto count = [&](const std::string &pol, const std::string &base) {
+	// cls: the verdicts of one card class (CostBand::card_class()) instead of every band's
+	auto count = [&](const std::string &pol, const std::string &base, const char *cls = nullptr) {
 		BootCount c;
 		for (const auto &v : verdicts) {
 			if (v["baseline"] != base || v["policy"] != pol || v["group"] == skip_group)
 				continue;
-			const std::string w = v["verdict"];
+			if (cls && !(v.contains("by_class") && v["by_class"].contains(cls)))
+				continue;
+			const std::string w = cls ? v["by_class"][cls] : v["verdict"];
 			c.sizes++;
 			c.win += w == "robust win";
 			c.neutral += w == "neutral";
@@ -213,14 +239,26 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 					judged = "lru";
 					c = count(pol.substr(colon + 1), "lru");
 				}
+				const char *only = model_only(pol);
 				const bool dflt = c.all(c.win + c.neutral) && c.win;
 				cls = c.all(c.neutral) ? "the same as stock"
+				      : dflt && only   ? "robust at every size"
 				      : dflt           ? "a default"
 				      : c.all(c.loss)  ? "worse at every size"
+				      : only           ? "not robust"
 				                       : "opt-in only";
+				// not robust in every band: robust in every band of one card class?
+				for (const char *cn : CostBand::kClassNames) {
+					const BootCount cc = count(judged == base ? pol : pol.substr(colon + 1),
+					                           judged, cn);
+					if (!dflt && cc.all(cc.win + cc.neutral) && cc.win)
+						cls += std::string("; robust for ") + cn + " boards";
+				}
+				if (only)
+					cls += std::string("; ") + only;
 				if (judged != base)
 					cls += " (judged against the fix)";
-				if (dflt)
+				if (dflt && !only)
 					defaults.push_back(pol);
 			}
 			std::fprintf(out, "    %-18s %+.1f%% to %+.1f%% over %d sizes (%s): %s\n", pol.c_str(),
@@ -568,6 +606,9 @@ void run_decide(const DecideArgs &a)
 				             (unsigned long long)gsz[s], pw, pol_names[p].c_str(),
 				             (ms.median - 1) * 100, (gs.median - 1) * 100);
 				bool win_all = true, loss_all = true, neutral_all = true;
+				// the same per card class (CostBand::card_class()), over that class's bands
+				bool c_win[3] = {true, true, true}, c_loss[3] = {true, true, true},
+				     c_neutral[3] = {true, true, true}, c_seen[3] = {};
 				double worst_band = -1e9, worst_trace_all = 0, p99_first = NAN;
 				std::string worst_trace_name;
 				for (auto &b : bands) {
@@ -614,9 +655,17 @@ void run_decide(const DecideArgs &a)
 								lg += std::log(x);
 							p99_r.push_back(std::exp(lg / double(v.size())));
 						}
-					win_all &= ts.median < 1 - 1e-9 && worse5 == 0;
-					loss_all &= ts.median > 1 + 1e-9;
-					neutral_all &= std::abs(ts.median - 1) < 1e-3 && worse5 == 0;
+					const bool win = ts.median < 1 - 1e-9 && worse5 == 0,
+					           loss = ts.median > 1 + 1e-9,
+					           neutral = std::abs(ts.median - 1) < 1e-3 && worse5 == 0;
+					win_all &= win;
+					loss_all &= loss;
+					neutral_all &= neutral;
+					const int cc = b.card_class();
+					c_seen[cc] = true;
+					c_win[cc] &= win;
+					c_loss[cc] &= loss;
+					c_neutral[cc] &= neutral;
 					if (ts.median > worst_band)
 						worst_band = ts.median;
 					if (worst_trace > worst_trace_all || worst_trace_name.empty()) {
@@ -657,10 +706,23 @@ void run_decide(const DecideArgs &a)
 					summary.push_back(std::move(row));
 				}
 				// within 0.1% of stock in every band is no win, however consistent
-				const char *verdict = neutral_all   ? "neutral"
-				                      : win_all     ? "robust win"
-				                      : loss_all    ? "loss"
-				                                    : "mixed";
+				auto verdict_of = [](bool neutral, bool win, bool loss) {
+					return neutral ? "neutral" : win ? "robust win" : loss ? "loss" : "mixed";
+				};
+				const char *verdict = verdict_of(neutral_all, win_all, loss_all);
+				nlohmann::json by_class = nlohmann::json::object();
+				std::string class_text;
+				for (int cc = 0; cc < 3; cc++)
+					if (c_seen[cc]) {
+						const char *cv = verdict_of(c_neutral[cc], c_win[cc], c_loss[cc]);
+						by_class[CostBand::kClassNames[cc]] = cv;
+						class_text += std::string(class_text.empty() ? " (" : ", ") +
+						              CostBand::kClassNames[cc] + ": " + cv;
+					}
+				if (by_class.size() > 1)
+					class_text += ")";
+				else
+					class_text.clear();
 				if (!wide) {
 					char w[64];
 					std::snprintf(w, sizeof w, "%s %+.1f%%", worst_trace_name.c_str(),
@@ -669,8 +731,10 @@ void run_decide(const DecideArgs &a)
 				}
 				if (frames)
 					std::fprintf(tab, " %+7.2f%%", (p99_first - 1) * 100);
-				std::fprintf(tab, "  %s\n", a.decide ? verdict : "");
+				std::fprintf(tab, "  %s%s\n", a.decide ? verdict : "",
+				             a.decide ? class_text.c_str() : "");
 				verdicts.push_back({{"group", g.name},
+				                    {"by_class", by_class},
 				                    {"vram_mib", gsz[s]},
 				                    {"policy", pol_names[p]},
 				                    {"kernel", stock_name(choices[p].stock)},
@@ -688,7 +752,9 @@ void run_decide(const DecideArgs &a)
 	                  "the GPU read from GTT; transfer: of total transfer time per cost band "
 	                  "(GTT charge x, PCIe GB/s)%s; p99: of frame-time p99, first band (live); "
 	                  "a robust win is better in the median of every band with no trace's median "
-	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band\n",
+	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band; with "
+	                  "bands of several card classes each class's verdict follows (low-end: GTT "
+	                  "charge below x0.5, mid: x0.5 to x2, high: x2 and above)\n",
 	             bands.size() == 1 ? " [quartiles], w = the worst trace's median" : "");
 	if (!a.decide) // the ensemble per trace: sim --ensemble's table
 		for (const auto &r : summary) {
@@ -733,7 +799,10 @@ void run_decide(const DecideArgs &a)
 		              {"pinned_bytes", vars[v].pinned},
 		              {"period_ms", vars[v].period_ms}});
 	for (auto &b : bands)
-		bj.push_back({{"gtt_factor", b.gtt_factor}, {"pcie_gbps", b.pcie_gbps}, {"label", b.label()}});
+		bj.push_back({{"gtt_factor", b.gtt_factor},
+		              {"pcie_gbps", b.pcie_gbps},
+		              {"label", b.label()},
+		              {"card_class", CostBand::kClassNames[b.card_class()]}});
 	j["config"] = {{"model", "kernel"},
 	               {"mode", a.decide ? "decide" : "ensemble"},
 	               {"policies", pol_names},

@@ -1,7 +1,6 @@
 #include "kmodel/clairvoyant.h"
 
 #include <algorithm>
-#include <deque>
 #include <stdexcept>
 
 namespace vramlab {
@@ -31,51 +30,48 @@ Future trace_future(const KernelTrace &t)
 	return f;
 }
 
-OracleWindow clairvoyant_window(const std::vector<OracleNode> &nodes, uint64_t vram, uint64_t size,
-                                bool high)
+uint64_t cheapest_window(const std::vector<OracleNode> &nodes, uint64_t vram, uint64_t size,
+                         bool high)
 {
-	OracleWindow best;
 	if (size == 0 || size > vram)
-		return best;
+		return UINT64_MAX;
 	const size_t n = nodes.size();
-	// Where the victims change: a window starting at 0, ending at the top, starting right
-	// after a node or ending right at one's start.
-	std::vector<uint64_t> starts{0, vram - size};
+	// windows aligned where the kernel's scan aligns them: at the bottom of a hole or node
+	// (best fit), or ending at the top of one (top-down)
+	std::vector<uint64_t> starts;
+	auto add = [&](uint64_t edge) {
+		if (!high && edge + size <= vram)
+			starts.push_back(edge);
+		if (high && edge >= size)
+			starts.push_back(edge - size);
+	};
+	add(high ? vram : 0);
 	for (const OracleNode &x : nodes) {
-		if (x.start + x.pages + size <= vram)
-			starts.push_back(x.start + x.pages);
-		if (x.start >= size)
-			starts.push_back(x.start - size);
+		add(x.start);
+		add(x.start + x.pages);
 	}
 	std::sort(starts.begin(), starts.end());
 	starts.erase(std::unique(starts.begin(), starts.end()), starts.end());
-	std::vector<uint64_t> pages(n + 1, 0), blocked(n + 1, 0); // prefix sums
+	std::vector<uint64_t> cost(n + 1, 0), blocked(n + 1, 0); // prefix sums in address order
 	for (size_t i = 0; i < n; i++) {
-		pages[i + 1] = pages[i] + nodes[i].pages;
+		cost[i + 1] = cost[i] + nodes[i].pages * (nodes[i].next_use == Future::kNever ? 1 : 2);
 		blocked[i + 1] = blocked[i] + !nodes[i].movable;
 	}
-	std::deque<size_t> mins; // node indexes of [first, last), next uses increasing
+	uint64_t best = UINT64_MAX, best_cost = UINT64_MAX;
 	size_t first = 0, last = 0;
 	for (uint64_t s : starts) {
 		while (first < n && nodes[first].start + nodes[first].pages <= s)
 			first++;
-		while (last < n && nodes[last].start < s + size) {
-			while (!mins.empty() && nodes[mins.back()].next_use >= nodes[last].next_use)
-				mins.pop_back();
-			mins.push_back(last++);
-		}
-		while (!mins.empty() && mins.front() < first)
-			mins.pop_front();
-		if (last > first && blocked[last] != blocked[first])
+		while (last < n && nodes[last].start < s + size)
+			last++;
+		const size_t lo = std::min(first, last);
+		if (blocked[last] != blocked[lo])
 			continue; // an obstacle in the window
-		const uint64_t earliest = mins.empty() || last <= first ? Future::kNever
-		                                                        : nodes[mins.front()].next_use;
-		const uint64_t p = last > first ? pages[last] - pages[first] : 0;
-		const bool better = best.start == UINT64_MAX || earliest > best.earliest_next ||
-		                    (earliest == best.earliest_next &&
-		                     (p < best.pages || (p == best.pages && high && s > best.start)));
-		if (better)
-			best = {s, earliest, p};
+		const uint64_t w = cost[last] - cost[lo];
+		if (w < best_cost || (w == best_cost && high)) { // ascending: high keeps the last
+			best = s;
+			best_cost = w;
+		}
 	}
 	return best;
 }

@@ -2,13 +2,19 @@
 // kernel knew when each BO is next used. Model only; a row of the decision table with one of
 // them says how much of the possible gain an online rule reaches.
 //
-// - Clairvoyant window choice: among every window of VRAM that holds the BO (any position,
-//   not only the walk's LRU prefix; obstacles excluded), the one whose victims are next used
-//   latest (the earliest next use among them, as late as possible), then the one that evicts
-//   the fewest pages. Belady's rule for one victim, applied to a contiguous set.
-// - Clairvoyant admission (with that window): a BO that needs an eviction is left in GTT
-//   (when its placement allows GTT) if it is next used later than the window's earliest
-//   victim: Belady's bypass.
+// - Clairvoyant window choice: window eviction's drm_mm scan (the span, the window at its
+//   start or top: the same placement rule as the kernel's) fed with every evictable BO in
+//   Belady's order (next used last first) instead of the walk's LRU prefix, unbounded. The
+//   first span that holds the BO is then the one whose victims' earliest next use is latest
+//   among the spans that form in that order: Belady's rule for one victim, applied to a
+//   contiguous set.
+// - Clairvoyant admission (with that window): a BO that needs an eviction is left in GTT if
+//   it is next used later than every victim of that window: Belady's bypass.
+// - The cheapest clairvoyant window (window-oracle-cost): Belady's rule counts misses, but in
+//   this cost model an eviction costs a copy even of a BO never used again, and a victim used
+//   again costs a second copy back. Among every window that starts at the bottom of a hole or
+//   BO (top-down: ends at a top), obstacles excluded, the one whose victims cost least: pages x
+//   2 for a BO used again, x 1 for one that is not; ties to the lowest (top-down: highest).
 // Variable sizes make the true optimum NP-hard; these are references, not bounds.
 #pragma once
 #include <cstdint>
@@ -26,20 +32,25 @@ struct Future {
 };
 Future trace_future(const KernelTrace &t);
 
-// One allocated node of VRAM, address order.
+// Belady's order for eviction candidates: the BO next used last first (never used again:
+// first of all), ties in the walk's order (LRU rank).
+struct BeladyCandidate {
+	uint64_t next_use;
+	uint32_t rank, id;
+};
+inline bool belady_before(const BeladyCandidate &a, const BeladyCandidate &b)
+{
+	return a.next_use != b.next_use ? a.next_use > b.next_use : a.rank < b.rank;
+}
+
+// One allocated node of VRAM, for the cheapest window.
 struct OracleNode {
 	uint64_t start, pages, next_use;
 	bool movable; // evictable now (not pinned, reserved by this submission or guarded)
 };
-struct OracleWindow {
-	uint64_t start = UINT64_MAX; // UINT64_MAX: no window holds the BO
-	uint64_t earliest_next = 0;  // the earliest next use of its victims (kNever: none is used)
-	uint64_t pages = 0;          // the pages it evicts
-};
-// The clairvoyant window for `size` pages in a VRAM of `vram` pages whose nodes are `nodes`
-// (sorted by start, not overlapping); ties by position: lowest start, or highest with `high`.
-// O(n) after the sort.
-OracleWindow clairvoyant_window(const std::vector<OracleNode> &nodes, uint64_t vram, uint64_t size,
-                                bool high);
+// The start of the cheapest window for `size` pages in a VRAM of `vram` pages whose nodes are
+// `nodes` (sorted by start, not overlapping), or UINT64_MAX when none can hold it. O(n log n).
+uint64_t cheapest_window(const std::vector<OracleNode> &nodes, uint64_t vram, uint64_t size,
+                         bool high);
 
 } // namespace vramlab

@@ -42,6 +42,15 @@ struct CostBand {
 	double gtt_factor = 1; // x the base's charge of a GPU use served from GTT
 	double pcie_gbps = kDefaultPcieGbps;
 	std::string label() const; // "gtt 2x, PCIe 8 GB/s"
+	// The card class a band stands for (docs/decision-table.md, "Card classes"): the GTT
+	// charge is (1/PCIe - 1/VRAM bandwidth) x reads per use against the default's (8 GB/s,
+	// 232 GB/s, 1 read). Low-end (x < 0.5): VRAM about as slow as PCIe, a read from GTT costs
+	// little more than one from VRAM (HD 5450: 6.4 GB/s DDR3); mid (0.5 <= x < 2): a discrete
+	// board reading each buffer about once (HD 5670 x0.91, HD 6970 x0.99); high (x >= 2): the
+	// same boards when a use reads its buffer several times.
+	enum Class { Low, Mid, High };
+	static constexpr const char *kClassNames[3] = {"low-end", "mid", "high"};
+	Class card_class() const { return gtt_factor < 0.5 ? Low : gtt_factor < 2 ? Mid : High; }
 };
 
 // The transfer time of a run's counters under a band (the rest of the costs from c): the

@@ -359,41 +359,89 @@ private:
 		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
 	}
 
-	// The clairvoyant window (clairvoyant.h): every node of VRAM, the window whose victims are
-	// next used latest; with admit_oracle, the BO stays in GTT when it is needed later still
-	// (a refusal here is one: radeon's callers then validate with GTT allowed, a create
-	// retries with GTT added, a CS entry asks again with its allowed domains).
+	// The clairvoyant window (clairvoyant.h): window eviction's scan with every evictable BO
+	// as a candidate, in Belady's order (next used last first, then LRU order) instead of
+	// the walk's, unbounded; with admit_oracle, the BO stays in GTT when it is needed later
+	// than every victim (a refusal here is one: radeon's callers then validate with GTT
+	// allowed, a create retries with GTT added, a CS entry asks again with its allowed
+	// domains).
 	bool oracle_evict(uint32_t id)
 	{
-		oracle_nodes_.clear();
-		for (const auto &[start, pages] : pinned_at_)
-			oracle_nodes_.push_back({start, pages, 0, false});
+		if (c_.oracle_cost)
+			return cheapest_evict(id);
+		belady_.clear();
+		uint32_t rank = 0;
 		order_.walk([&](uint32_t v) {
-			oracle_nodes_.push_back({bo_[v].start, bo_[v].pages, next_use_[v], !stays(v)});
+			if (!stays(v))
+				belady_.push_back({next_use_[v], rank, v});
+			rank++;
 			return false;
 		});
-		std::sort(oracle_nodes_.begin(), oracle_nodes_.end(),
-		          [](const OracleNode &a, const OracleNode &b) { return a.start < b.start; });
+		std::sort(belady_.begin(), belady_.end(), belady_before);
 		const uint64_t size = bo_[id].pages;
-		const OracleWindow w = clairvoyant_window(oracle_nodes_, mm_.size(), size, topdown(id));
-		if (w.start == UINT64_MAX) {
+		const bool high = topdown(id);
+		scan_.begin(mm_.size());
+		scanned_.clear();
+		uint64_t at = UINT64_MAX;
+		for (const BeladyCandidate &c : belady_) {
+			scanned_.push_back(c.id);
+			const WindowScan::Span s = scan_.add(bo_[c.id].start, bo_[c.id].pages, mm_);
+			if (s.r - s.l >= size) {
+				at = high ? s.r - size : s.l;
+				break;
+			}
+		}
+		if (at == UINT64_MAX) {
 			r_.window_nofit++;
 			return false;
 		}
-		if (c_.admit_oracle && next_use_[id] > w.earliest_next) {
+		victims_.clear();
+		uint64_t earliest = Future::kNever;
+		for (uint32_t v : scanned_)
+			if (bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at) {
+				victims_.push_back(v);
+				earliest = std::min(earliest, next_use_[v]);
+			}
+		if (c_.admit_oracle && next_use_[id] > earliest) {
 			r_.admit_bypasses++;
+			return false;
+		}
+		r_.windows++;
+		for (uint32_t v : victims_)
+			evict(v);
+		place_at(id, at);
+		return true;
+	}
+
+	// The cheapest clairvoyant window (clairvoyant.h): every aligned window of VRAM, victims
+	// weighed by the copies they cost (two for a BO used again, one for one that is not).
+	bool cheapest_evict(uint32_t id)
+	{
+		nodes_.clear();
+		for (const auto &[start, pages] : pinned_at_)
+			nodes_.push_back({start, pages, 0, false});
+		order_.walk([&](uint32_t v) {
+			nodes_.push_back({bo_[v].start, bo_[v].pages, next_use_[v], !stays(v)});
+			return false;
+		});
+		std::sort(nodes_.begin(), nodes_.end(),
+		          [](const OracleNode &a, const OracleNode &b) { return a.start < b.start; });
+		const uint64_t size = bo_[id].pages;
+		const uint64_t at = cheapest_window(nodes_, mm_.size(), size, topdown(id));
+		if (at == UINT64_MAX) {
+			r_.window_nofit++;
 			return false;
 		}
 		r_.windows++;
 		victims_.clear();
 		order_.walk([&](uint32_t v) {
-			if (bo_[v].start < w.start + size && bo_[v].start + bo_[v].pages > w.start)
+			if (bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at)
 				victims_.push_back(v);
 			return false;
 		});
 		for (uint32_t v : victims_)
 			evict(v);
-		place_at(id, w.start);
+		place_at(id, at);
 		return true;
 	}
 
@@ -688,12 +736,13 @@ private:
 	WindowScan scan_;
 	std::vector<uint32_t> scanned_; // window eviction's candidates, in scan order
 	std::vector<WindowCandidate> weigh_; // window_weigh: the candidates in the hit span
-	// The clairvoyant rules: when each BO is next used (clairvoyant.h), the submissions and
-	// relocations seen so far (their numbers in the trace), the pinned kernel BOs' places
+	// The clairvoyant rules: when each BO is next used (clairvoyant.h), the candidates in
+	// Belady's order, the victims, the submissions and relocations seen so far
 	std::vector<uint64_t> next_use_; // per BO: the submission that names it next
-	std::vector<OracleNode> oracle_nodes_;
+	std::vector<BeladyCandidate> belady_;
 	std::vector<uint32_t> victims_;
-	std::vector<std::pair<uint64_t, uint64_t>> pinned_at_;
+	std::vector<OracleNode> nodes_;
+	std::vector<std::pair<uint64_t, uint64_t>> pinned_at_; // the kernel BOs: (start, pages)
 	uint64_t cs_seen_ = 0, relocs_seen_ = 0;
 };
 
