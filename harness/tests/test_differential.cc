@@ -77,7 +77,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
-			for (int mode = 0; mode < 7; mode++) {
+			for (int mode = 0; mode < 9; mode++) {
 				KernelConfig c;
 				c.vram = vram;
 				c.topdown_kib = seed % 3 == 0 ? 16 : 0;
@@ -90,6 +90,15 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				c.window = 1 + seed % 8;
 				c.flush_for_impossible = mode == 0;
 				c.scan = mode >= 2 && mode != 5;
+				// 7: window-idle, the thrash guard over the walk or the window; 8: the
+				// clairvoyant window, with admission on odd seeds
+				c.idle_ms = mode == 7 && seed % 2 ? uint32_t(seed % 5) : UINT32_MAX;
+				c.guard = mode == 7 && seed % 3 != 0;
+				c.scan = c.scan && !(mode == 7 && seed % 3 == 2);
+				c.guard_params = {uint32_t(1 + seed % 7), uint32_t(1 + seed % 3),
+				                  uint32_t(1 + seed % 11), uint32_t(10 + seed % 80)};
+				c.window_oracle = mode == 8;
+				c.admit_oracle = mode == 8 && seed % 2;
 				c.scan_max = mode == 3 ? 2 : 1024;
 				c.window_weigh = mode == 6 || (mode == 3 && seed % 2); // the lightest window
 				c.window_ends = c.window_weigh && seed % 3 == 1;       // of the two ends

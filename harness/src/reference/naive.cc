@@ -249,7 +249,12 @@ struct NaiveKernel {
 		uint32_t cs_score = 0, prio = kTtmPriorities - 1;
 		uint8_t mem = None;
 		bool reserved = false;
+		// the thrash guard: last eviction + 1 (0: none), quick returns in a row, guarded until
+		uint64_t evicted_us = 0, until_us = 0;
+		uint32_t events = 0;
 	};
+	uint64_t guarded_pages = 0;
+	uint64_t next_cs = 0; // the clairvoyant rules: the first submission still to come
 	std::vector<B> bo;
 	KernelResult r;
 
@@ -349,6 +354,41 @@ struct NaiveKernel {
 			to_tail(id);
 		}
 		account(id, from, to, evict);
+		if (c.guard && evict)
+			bo[id].evicted_us = now + 1;
+		if (c.guard && from == MemGtt && to == MemVram)
+			returned(id);
+	}
+	// The thrash guard, rule by rule as thrash_guard.h states it
+	void returned(uint32_t id)
+	{
+		B &b = bo[id];
+		const ThrashGuardParams &g = c.guard_params;
+		if (!b.evicted_us || now + 1 - b.evicted_us > g.within_ms * 1000ull) {
+			b.events = 0;
+			return;
+		}
+		b.events++;
+		if (b.events < g.count || b.until_us)
+			return;
+		if (guarded_pages + b.pages > (c.vram / kPage) * g.cap_pct / 100) {
+			r.guard_refusals++;
+			return;
+		}
+		b.events = 0;
+		b.until_us = now + g.hold_ms * 1000ull;
+		guarded_pages += b.pages;
+		r.guards++;
+	}
+	bool stays(uint32_t v) const { return bo[v].reserved || (c.guard && bo[v].until_us); }
+	// The first submission from `from` on that names id (the clairvoyant rules)
+	uint64_t next_use(uint32_t id, uint64_t from) const
+	{
+		for (uint64_t k = from; k < t.cs.size(); k++)
+			for (uint32_t i = 0; i < t.cs[k].n; i++)
+				if (t.relocs[t.cs[k].first + i].id == id)
+					return k;
+		return UINT64_MAX;
 	}
 	std::vector<uint32_t> eviction_order()
 	{
@@ -367,13 +407,21 @@ struct NaiveKernel {
 			r.impossible_noevict++;
 			return false;
 		}
+		if (c.guard)
+			for (B &b : bo)
+				if (b.until_us && now >= b.until_us) {
+					b.until_us = 0;
+					guarded_pages -= b.pages;
+				}
+		if (c.window_oracle && !c.oracle_cost)
+			return belady(id);
 		if (c.scan) {
 			const int w = window(id);
 			if (w >= 0)
 				return w == 1;
 		}
 		for (uint32_t v : eviction_order()) {
-			if (bo[v].reserved)
+			if (stays(v))
 				continue;
 			move(v, MemGtt, true);
 			if (alloc(id))
@@ -381,6 +429,69 @@ struct NaiveKernel {
 		}
 		return false;
 	}
+	// The free stretch around removed.back() with every BO of `removed` gone: its window
+	// (low end, or top for a top-down BO) if it holds `size` pages, else UINT64_MAX
+	uint64_t stretch(const std::vector<uint32_t> &removed, uint64_t size, bool high) const
+	{
+		const uint64_t vram_pages = c.vram / kPage;
+		std::vector<bool> busy(vram_pages, false);
+		for (uint32_t i = 0; i < bo.size(); i++)
+			if (bo[i].mem == MemVram &&
+			    std::find(removed.begin(), removed.end(), i) == removed.end())
+				for (uint64_t p = bo[i].start; p < bo[i].start + bo[i].pages; p++)
+					busy[p] = true;
+		uint64_t lo = bo[removed.back()].start, hi = lo + bo[removed.back()].pages;
+		while (lo > 0 && !busy[lo - 1])
+			lo--;
+		while (hi < vram_pages && !busy[hi])
+			hi++;
+		return hi - lo >= size ? (high ? hi - size : lo) : UINT64_MAX;
+	}
+	// The clairvoyant window: candidates in Belady's order (next used last first, then the
+	// walk's order), removed one by one until the stretch around the last one holds the BO
+	bool belady(uint32_t id)
+	{
+		const uint64_t size = bo[id].pages;
+		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		std::vector<uint32_t> order = eviction_order(), cand;
+		for (uint32_t v : order)
+			if (!stays(v))
+				cand.push_back(v);
+		auto rank = [&](uint32_t v) { return std::find(order.begin(), order.end(), v) - order.begin(); };
+		std::stable_sort(cand.begin(), cand.end(), [&](uint32_t a, uint32_t b) {
+			const uint64_t na = next_use(a, next_cs), nb = next_use(b, next_cs);
+			return na != nb ? na > nb : rank(a) < rank(b);
+		});
+		std::vector<uint32_t> removed;
+		uint64_t hit = UINT64_MAX;
+		for (size_t i = 0; i < cand.size() && hit == UINT64_MAX; i++) {
+			removed.push_back(cand[i]);
+			hit = stretch(removed, size, high);
+		}
+		if (hit == UINT64_MAX) {
+			r.window_nofit++;
+			return false;
+		}
+		std::vector<uint32_t> victims;
+		uint64_t earliest = UINT64_MAX;
+		for (uint32_t v : removed)
+			if (bo[v].start < hit + size && hit < bo[v].start + bo[v].pages) {
+				victims.push_back(v);
+				earliest = std::min(earliest, next_use(v, next_cs));
+			}
+		if (c.admit_oracle && next_use(id, next_cs) > earliest) {
+			r.admit_bypasses++;
+			return false;
+		}
+		r.windows++;
+		for (uint32_t v : victims)
+			move(v, MemGtt, true);
+		take(hit, size);
+		bo[id].start = hit;
+		used += size;
+		return true;
+	}
+
 	// Window eviction written as "which prefix of the candidates, if it were gone, first
 	// leaves a free stretch around its last member that holds the BO": the free stretches
 	// with the prefix removed are recomputed from scratch for every prefix. 1: fitted in the
@@ -391,11 +502,27 @@ struct NaiveKernel {
 		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
 		std::vector<uint32_t> cand;
 		for (uint32_t v : eviction_order())
-			if (!bo[v].reserved)
+			if (!stays(v))
 				cand.push_back(v);
 		uint64_t hit = UINT64_MAX;
 		size_t k = 0;
-		for (; k < cand.size() && k < c.scan_max && hit == UINT64_MAX; k++) {
+		if (c.idle_ms != UINT32_MAX) {
+			// a first scan of the idle ones: the others are visited (and counted) but not
+			// removed; the same "free stretch around the last one removed" test
+			std::vector<uint32_t> idle;
+			for (size_t i = 0; i < cand.size() && i < c.scan_max && hit == UINT64_MAX; i++) {
+				if (now - bo[cand[i]].used_us < c.idle_ms * 1000ull)
+					continue;
+				idle.push_back(cand[i]);
+				hit = stretch(idle, size, high);
+			}
+			if (hit != UINT64_MAX) {
+				r.window_idle++;
+				cand = idle;
+				k = idle.size();
+			}
+		}
+		for (; hit == UINT64_MAX && k < cand.size() && k < c.scan_max; k++) {
 			std::vector<bool> busy(vram_pages, false);
 			for (uint32_t i = 0; i < bo.size(); i++)
 				if (bo[i].mem == MemVram &&
@@ -460,7 +587,14 @@ struct NaiveKernel {
 				r.window_saved_pages += bo[v].pages;
 			}
 		}
-		// the node at `hit`: the hole holding it loses it, its parts are added below then above
+		take(hit, size);
+		bo[id].start = hit;
+		used += size;
+		return 1;
+	}
+	// the node at `hit`: the hole holding it loses it, its parts are added below then above
+	void take(uint64_t hit, uint64_t size)
+	{
 		for (size_t i = 0; i < holes.size(); i++)
 			if (holes[i].start <= hit && hit + size <= holes[i].start + holes[i].pages) {
 				const KHole h = holes[i];
@@ -469,9 +603,7 @@ struct NaiveKernel {
 					add_hole(h.start, hit - h.start);
 				if (hit + size < h.start + h.pages)
 					add_hole(hit + size, h.start + h.pages - hit - size);
-				bo[id].start = hit;
-				used += size;
-				return 1;
+				return;
 			}
 		throw std::logic_error("naive: the window is not free");
 	}
@@ -612,6 +744,7 @@ struct NaiveKernel {
 			switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
 			case KernelTrace::Create: create(arg); break;
 			case KernelTrace::Cs:
+				next_cs = uint64_t(arg) + 1;
 				submit(t.cs[arg], t.cs_us.size() == t.cs.size() ? t.cs_us[arg] : 0);
 				break;
 			case KernelTrace::Cpu: r.cpu_maps++; break;
@@ -619,6 +752,9 @@ struct NaiveKernel {
 				if (bo[arg].mem != None) {
 					if (bo[arg].mem == MemVram)
 						free_vram(arg);
+					if (bo[arg].until_us)
+						guarded_pages -= bo[arg].pages;
+					bo[arg].evicted_us = bo[arg].until_us = bo[arg].events = 0;
 					bo[arg].mem = None;
 					r.destroys++;
 				}
