@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -13,6 +15,9 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <unistd.h>
+#ifdef VRAMLAB_HAVE_MPI
+#include <mpi.h>
+#endif
 
 #include "cli/commands.h"
 #include "kmodel/kernel_json.h"
@@ -285,6 +290,70 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 	return boot;
 }
 
+// decide --mpi: one process's traces (their metadata and every run's figures) as 64-bit words,
+// sent to rank 0. An error is sent as kFailed and its message.
+constexpr uint64_t kFailed = UINT64_MAX;
+void put_bytes(std::vector<uint64_t> &w, const std::string &s)
+{
+	w.push_back(s.size());
+	for (size_t i = 0; i < s.size(); i += 8) {
+		uint64_t x = 0;
+		std::memcpy(&x, s.data() + i, std::min<size_t>(8, s.size() - i));
+		w.push_back(x);
+	}
+}
+std::string get_bytes(const std::vector<uint64_t> &w, size_t &i)
+{
+	const size_t n = w.at(i++);
+	std::string s(n, '\0');
+	for (size_t k = 0; k < n; k += 8)
+		std::memcpy(s.data() + k, &w.at(i++), std::min<size_t>(8, n - k));
+	return s;
+}
+void put_trace(std::vector<uint64_t> &w, size_t ti, const TraceMeta &m, const Fig *figs, size_t n)
+{
+	w.insert(w.end(), {ti, m.live, m.synthesized, m.scores, m.impossible});
+	put_bytes(w, m.name);
+	w.push_back(m.frame_cpu_us.size());
+	for (double x : m.frame_cpu_us)
+		w.push_back(std::bit_cast<uint64_t>(x));
+	for (size_t k = 0; k < n; k++) {
+		const Fig &f = figs[k];
+		w.insert(w.end(), {f.moved, f.moves, f.gtt_bytes, f.evictions, f.frames.size()});
+		for (const Frame3 &x : f.frames)
+			w.insert(w.end(), {x.bytes, x.moves, x.gtt_bytes});
+	}
+}
+// returns the trace's index; its figures go to figs[0..n)
+size_t get_trace(const std::vector<uint64_t> &w, size_t &i, std::vector<TraceMeta> &meta,
+                 std::vector<Fig> &all, size_t per_trace, size_t n)
+{
+	const size_t ti = w.at(i++);
+	TraceMeta &m = meta.at(ti);
+	m.live = w.at(i++);
+	m.synthesized = w.at(i++);
+	m.scores = w.at(i++);
+	m.impossible = w.at(i++);
+	m.name = get_bytes(w, i);
+	m.frame_cpu_us.resize(w.at(i++));
+	for (double &x : m.frame_cpu_us)
+		x = std::bit_cast<double>(w.at(i++));
+	for (size_t k = 0; k < n; k++) {
+		Fig &f = all.at(ti * per_trace + k);
+		f.moved = w.at(i++);
+		f.moves = w.at(i++);
+		f.gtt_bytes = w.at(i++);
+		f.evictions = w.at(i++);
+		f.frames.resize(w.at(i++));
+		for (Frame3 &x : f.frames) {
+			x.bytes = w.at(i++);
+			x.moves = w.at(i++);
+			x.gtt_bytes = w.at(i++);
+		}
+	}
+	return ti;
+}
+
 } // namespace
 
 KernelChoice decide_choice(const std::string &name, uint32_t default_kib, ScoreSource &scores)
@@ -395,10 +464,22 @@ void run_decide(const DecideArgs &a)
 	const unsigned threads = unsigned(std::min<size_t>(
 	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()),
 	        most_runs));
-	const bool progress = !a.quiet && isatty(STDERR_FILENO);
+	int rank = 0, ranks = 1;
+#ifdef VRAMLAB_HAVE_MPI
+	if (a.mpi) {
+		MPI_Init(nullptr, nullptr);
+		MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+		MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+	}
+#else
+	if (a.mpi)
+		throw TraceError("this vramlab was built without MPI (install libopenmpi-dev, rebuild)");
+#endif
+	const bool progress = !a.quiet && isatty(STDERR_FILENO) && rank == 0;
 	const auto t0 = std::chrono::steady_clock::now();
 	uint64_t replays = 0;
-	for (size_t ti = 0; ti < T; ti++) {
+	std::string failed; // --mpi: this process's error, sent to rank 0
+	for (size_t ti = size_t(rank); ti < T && failed.empty(); ti += size_t(ranks)) try {
 		const std::string &path = inputs[ti].first;
 		if (progress)
 			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, T,
@@ -520,7 +601,52 @@ void run_decide(const DecideArgs &a)
 				for (size_t s = 0; s < tsz.size(); s++)
 					for (size_t v = 0; v < V; v++)
 						figs[at(ti, s, p, v)] = figs[at(ti, s, run_as[p], v)];
+	} catch (const std::exception &e) {
+		if (ranks == 1)
+			throw;
+		failed = e.what();
 	}
+#ifdef VRAMLAB_HAVE_MPI
+	if (ranks > 1) {
+		// every other process sends its traces' figures (or its error) to rank 0
+		const size_t per_trace = S * P * V;
+		std::vector<uint64_t> w;
+		if (rank) {
+			if (!failed.empty()) {
+				w.push_back(kFailed);
+				put_bytes(w, failed);
+			} else {
+				w.push_back(replays);
+				for (size_t ti = size_t(rank); ti < T; ti += size_t(ranks))
+					put_trace(w, ti, meta[ti], &figs[ti * per_trace], per_trace);
+			}
+			MPI_Send(w.data(), int(w.size()), MPI_UINT64_T, 0, 0, MPI_COMM_WORLD);
+			MPI_Finalize();
+			return;
+		}
+		for (int r = 1; r < ranks; r++) {
+			MPI_Status st;
+			MPI_Probe(r, 0, MPI_COMM_WORLD, &st);
+			int n = 0;
+			MPI_Get_count(&st, MPI_UINT64_T, &n);
+			w.assign(size_t(n), 0);
+			MPI_Recv(w.data(), n, MPI_UINT64_T, r, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			size_t i = 0;
+			if (w.at(0) == kFailed) {
+				i = 1;
+				if (failed.empty())
+					failed = get_bytes(w, i);
+				continue;
+			}
+			replays += w.at(i++);
+			while (i < w.size())
+				get_trace(w, i, meta, figs, per_trace, per_trace);
+		}
+		MPI_Finalize();
+	}
+#endif
+	if (!failed.empty())
+		throw TraceError(failed);
 	if (progress)
 		std::fprintf(stderr, "\r\033[K");
 	const double secs =
@@ -783,9 +909,10 @@ void run_decide(const DecideArgs &a)
 	std::fprintf(stderr, "%llu replays of %zu runs ((%zu traces x %zu sizes + %zu live x %zu) x "
 	                     "%zu policies x %zu variations; the others are the same run: a key "
 	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
-	                     "one without duplicate relocations 6.12's) in %.1f s on %u threads\n",
+	                     "one without duplicate relocations 6.12's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
-	             live_sizes.size(), P, V, secs, threads);
+	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",
+	             ranks > 1 ? (" x " + std::to_string(ranks) + " MPI processes").c_str() : "");
 	if (a.json.empty())
 		return;
 	nlohmann::json j;

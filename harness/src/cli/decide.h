@@ -30,6 +30,9 @@ struct DecideArgs {
 	unsigned threads = 0;
 	std::string json;
 	bool quiet = false;
+	// Spread the traces over MPI processes (mpirun -np N vramlab decide --mpi): each replays
+	// every ensemble of its share, rank 0 gathers the figures and writes the table and JSON
+	bool mpi = false;
 	bool decide = true; // false: sim --ensemble (one table of spreads, no verdicts)
 };
 

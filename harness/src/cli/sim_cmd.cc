@@ -527,6 +527,8 @@ void add_decide_command(CLI::App &app)
 	    ->check(CLI::Range(1u, 256u));
 	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
 	c->add_flag("--quiet", d.quiet, "no progress line");
+	c->add_flag("--mpi", d.mpi, "spread the traces over MPI processes (mpirun -np N); rank 0 "
+	                            "writes the results");
 	c->callback([c] {
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
