@@ -32,9 +32,12 @@ TEST(ClairvoyantWindow, TheFutureOfARelocationIsItsBufferNextSubmission)
 	b.cs({{x, false}, {x, true}}); // named twice: both are next used at submission 3
 	b.cs({{y, false}});
 	b.cs({{x, false}});
+	const auto z = b.create(4); // never named, destroyed after submission 3: "used" at 4
+	b.destroy(y);               // y's last use was submission 2: its destroy is next, at 4
+	b.destroy(z);
 	const Future f = trace_future(b.t);
-	EXPECT_EQ(f.reloc_next, (std::vector<uint64_t>{1, 3, 3, kNever, kNever}));
-	EXPECT_EQ(f.first_use, (std::vector<uint64_t>{0, 2}));
+	EXPECT_EQ(f.reloc_next, (std::vector<uint64_t>{1, 3, 3, 4, kNever}));
+	EXPECT_EQ(f.first_use, (std::vector<uint64_t>{0, 2, 4}));
 }
 
 KernelConfig rule_config(uint64_t vram_kib)

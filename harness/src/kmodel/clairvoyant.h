@@ -24,11 +24,15 @@
 
 namespace vramlab {
 
-// When each BO is next named, in submission numbers (trace order, from 0).
+// When each BO is next named, in submission numbers (trace order, from 0); a BO named no more
+// is "next used" at its destroy (the submissions before it), when its space comes back anyway:
+// evicting it gains that space only until then, and costs a copy. Without that, Belady's order
+// evicts a BO about to be destroyed first, and a trace that creates a buffer per frame and
+// destroys the last one then pays one eviction a frame where LRU pays none (worldofgoo1).
 struct Future {
 	static constexpr uint64_t kNever = UINT64_MAX;
 	std::vector<uint64_t> reloc_next; // per relocation of the trace: its BO's next submission
-	std::vector<uint64_t> first_use;  // per BO id: its first submission
+	std::vector<uint64_t> first_use;  // per BO id: its first submission (or its destroy)
 };
 Future trace_future(const KernelTrace &t);
 

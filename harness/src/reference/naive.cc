@@ -381,13 +381,23 @@ struct NaiveKernel {
 		r.guards++;
 	}
 	bool stays(uint32_t v) const { return bo[v].reserved || (c.guard && bo[v].until_us); }
-	// The first submission from `from` on that names id (the clairvoyant rules)
+	// The first submission from `from` on that names id, else the submissions before its
+	// destroy, else never (the clairvoyant rules)
 	uint64_t next_use(uint32_t id, uint64_t from) const
 	{
 		for (uint64_t k = from; k < t.cs.size(); k++)
 			for (uint32_t i = 0; i < t.cs[k].n; i++)
 				if (t.relocs[t.cs[k].first + i].id == id)
 					return k;
+		uint64_t cs_before = 0;
+		for (uint32_t op : t.ops) {
+			const uint32_t arg = op & KernelTrace::kMask;
+			if (KernelTrace::Op(op >> KernelTrace::kShift) == KernelTrace::Cs)
+				cs_before++;
+			else if (KernelTrace::Op(op >> KernelTrace::kShift) == KernelTrace::Destroy &&
+			         arg == id)
+				return cs_before;
+		}
 		return UINT64_MAX;
 	}
 	std::vector<uint32_t> eviction_order()
