@@ -12,7 +12,7 @@
  *   VRADEON_TOPDOWN_THRESHOLD=0      radeon.topdown_threshold (KiB; 0 = off, the default)
  *   VRADEON_BO_SCORE=0               radeon.bo_score (1: evict by key)
  *   VRADEON_BO_SCORE_WINDOW=256      radeon.bo_score_window
- *   VRADEON_EVICT_WINDOW=0           radeon.evict_window (window eviction: candidates; 0 = off)
+ *   VRADEON_EVICT_WINDOW=0           radeon.evict_window (window eviction: LRU entries a scan visits, 0..1024; 0 = off)
  *   VRADEON_MOVE_BUDGET_MBPS=0       radeon.move_budget_mbps (time-based move budget; 0 = off)
  *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
  *   VRADEON_LAB_CS_END=0             radeon.lab_cs_end (the submission path: 0 Linux 6.12's,

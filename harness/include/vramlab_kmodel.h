@@ -26,7 +26,7 @@ struct vramlab_kmodel_config {
    uint32_t topdown_kib;   /* radeon.topdown_threshold; 0 = off */
    int bo_score;           /* radeon.bo_score: evict by key */
    uint32_t window;        /* radeon.bo_score_window, 1..4096 */
-   uint32_t evict_window;  /* radeon.evict_window: window eviction, candidates; 0 = off */
+   uint32_t evict_window;  /* radeon.evict_window: window eviction, LRU entries a scan visits (0..1024); 0 = off */
    uint32_t move_budget_mbps; /* radeon.move_budget_mbps: time-based move budget; 0 = off */
    uint32_t move_budget_ms;   /* radeon.move_budget_ms: its cap, 1..10000 (with a budget) */
    /* A cost file (harness/docs/cost-file.md) for the transfer times and so the frame times;

@@ -90,7 +90,7 @@ TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 	c = {1 << 20, 0, 1, 5000, 0, 0, 0, nullptr, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
-	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 70000, 0, 0, nullptr, 0, 0},
+	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 1025, 0, 0, nullptr, 0, 0},
 	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0, nullptr, 0, 0},
 	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000, nullptr, 0, 0}}) {
 		err[0] = 0;

@@ -314,7 +314,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		  << ", " << r.gtt_access_bytes << ",\n\t\t" << r.cs << ", " << r.cs_rejected << ", "
 		  << r.creates << ", " << r.creates_refused << ", " << r.stamp << ", 0x" << std::hex
 		  << r.digest << std::dec << "ull,\n\t\t" << r.windows << ", " << r.window_fallbacks
-		  << ", " << r.window_nofit << ", " << r.window_saved_pages << " }";
+		  << ", " << r.window_nofit << " }";
 		if (!c.pinned.empty()) {
 			const size_t n = tables.at({c.variation, c.pinned});
 			h << ",\n\t\trr_pinned" << n << ", ARRAY_SIZE(rr_pinned" << n << ")";

@@ -283,19 +283,14 @@ private:
 		Hit h;
 		uint32_t visited = 0;
 		order_.walk([&](uint32_t v) {
-			if (stays(v))
-				return false;
-			if (visited == c_.scan_max) {
+			// every LRU entry the scan visits counts toward the bound, obstacles too
+			// (ttm_range_man_eviction_window(): the bound bounds the time under the locks)
+			if (visited++ == c_.scan_max) {
 				h.bounded = true;
 				return true;
 			}
-			if (idle_only) {
-				visited++; // every entry the first scan looks at counts
-				if (now_us_ - bo_[v].used_us < idle_us)
-					return false;
-			} else {
-				visited++;
-			}
+			if (stays(v) || (idle_only && now_us_ - bo_[v].used_us < idle_us))
+				return false;
 			scanned_.push_back(v);
 			const WindowScan::Span s = scan_.add(bo_[v].start, bo_[v].pages, mm_);
 			if (s.r - s.l < size)

@@ -66,10 +66,10 @@ struct KernelConfig {
 	// Stock 6.12 evicts every evictable BO for a BO larger than VRAM, then fails; the series'
 	// first patch (ttm_range_man_alloc() says -E2BIG) does not. true: stock.
 	bool flush_for_impossible = false;
-	// Window eviction (TTM's evict_window with the range manager, docs/kernel-model.md):
-	// candidates in eviction order go into a drm_mm scan, at most scan_max of them, until
-	// they and the free space around them hold the BO; only those inside that window are
-	// evicted. Off: TTM's walk alone.
+	// Window eviction (the range manager's eviction_window, series v4, docs/kernel-model.md):
+	// the LRU in eviction order, at most scan_max entries visited (obstacles count too),
+	// candidates into a drm_mm scan until they and the free space around them hold the BO;
+	// TTM's walk then evicts only those inside that window. Off: TTM's walk alone.
 	bool scan = false;
 	uint32_t scan_max = 1024;
 	// With window eviction: scanned candidates outside the window that no submission used

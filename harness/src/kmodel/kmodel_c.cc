@@ -80,9 +80,9 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 		set_err(err, err_size, "bo_score_window must be 1..4096");
 		return nullptr;
 	}
-	if (c->evict_window > 65536 || c->move_budget_mbps > 1000000 || c->move_budget_ms > 10000 ||
+	if (c->evict_window > 1024 || c->move_budget_mbps > 1000000 || c->move_budget_ms > 10000 ||
 	    (c->move_budget_mbps && !c->move_budget_ms)) {
-		set_err(err, err_size, "evict_window must be 0..65536, move_budget_mbps 0..1000000 "
+		set_err(err, err_size, "evict_window must be 0..1024 (radeon.evict_window), move_budget_mbps 0..1000000 "
 		                       "and move_budget_ms 1..10000");
 		return nullptr;
 	}

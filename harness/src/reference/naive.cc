@@ -510,17 +510,21 @@ struct NaiveKernel {
 	{
 		const uint64_t size = bo[id].pages, vram_pages = c.vram / kPage;
 		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		// a scan visits at most scan_max LRU entries, obstacles included; the candidates
+		// are the entries among them it may evict
+		const std::vector<uint32_t> order = eviction_order();
+		const bool more = order.size() > c.scan_max; // an entry past the bound
 		std::vector<uint32_t> cand;
-		for (uint32_t v : eviction_order())
-			if (!stays(v))
-				cand.push_back(v);
+		for (size_t i = 0; i < order.size() && i < c.scan_max; i++)
+			if (!stays(order[i]))
+				cand.push_back(order[i]);
 		uint64_t hit = UINT64_MAX;
 		size_t k = 0;
 		if (c.idle_ms != UINT32_MAX) {
 			// a first scan of the idle ones: the others are visited (and counted) but not
 			// removed; the same "free stretch around the last one removed" test
 			std::vector<uint32_t> idle;
-			for (size_t i = 0; i < cand.size() && i < c.scan_max && hit == UINT64_MAX; i++) {
+			for (size_t i = 0; i < cand.size() && hit == UINT64_MAX; i++) {
 				if (now - bo[cand[i]].used_us < c.idle_ms * 1000ull)
 					continue;
 				idle.push_back(cand[i]);
@@ -532,7 +536,7 @@ struct NaiveKernel {
 				k = idle.size();
 			}
 		}
-		for (; hit == UINT64_MAX && k < cand.size() && k < c.scan_max; k++) {
+		for (; hit == UINT64_MAX && k < cand.size(); k++) {
 			std::vector<bool> busy(vram_pages, false);
 			for (uint32_t i = 0; i < bo.size(); i++)
 				if (bo[i].mem == MemVram &&
@@ -548,7 +552,7 @@ struct NaiveKernel {
 				hit = high ? hi - size : lo;
 		}
 		if (hit == UINT64_MAX) {
-			if (cand.size() > c.scan_max) {
+			if (more) {
 				r.window_fallbacks++;
 				return -1;
 			}
