@@ -10,11 +10,6 @@
 //   contiguous set.
 // - Clairvoyant admission (with that window): a BO that needs an eviction is left in GTT if
 //   it is next used later than every victim of that window: Belady's bypass.
-// - The cheapest clairvoyant window (window-oracle-cost): Belady's rule counts misses, but in
-//   this cost model an eviction costs a copy even of a BO never used again, and a victim used
-//   again costs a second copy back. Among every window that starts at the bottom of a hole or
-//   BO (top-down: ends at a top), obstacles excluded, the one whose victims cost least: pages x
-//   2 for a BO used again, x 1 for one that is not; ties to the lowest (top-down: highest).
 // Variable sizes make the true optimum NP-hard; these are references, not bounds.
 #pragma once
 #include <cstdint>
@@ -46,15 +41,5 @@ inline bool belady_before(const BeladyCandidate &a, const BeladyCandidate &b)
 {
 	return a.next_use != b.next_use ? a.next_use > b.next_use : a.rank < b.rank;
 }
-
-// One allocated node of VRAM, for the cheapest window.
-struct OracleNode {
-	uint64_t start, pages, next_use;
-	bool movable; // evictable now (not pinned, reserved by this submission or guarded)
-};
-// The start of the cheapest window for `size` pages in a VRAM of `vram` pages whose nodes are
-// `nodes` (sorted by start, not overlapping), or UINT64_MAX when none can hold it. O(n log n).
-uint64_t cheapest_window(const std::vector<OracleNode> &nodes, uint64_t vram, uint64_t size,
-                         bool high);
 
 } // namespace vramlab

@@ -84,10 +84,8 @@ public:
 		// off every LRU (ttm_bo_pin()); they count in the manager's usage
 		for (uint64_t bytes : c_.pinned) {
 			const uint64_t pages = (bytes + kPage - 1) / kPage;
-			const uint64_t at = pages ? mm_.insert(pages, DrmMm::Mode::Best) : UINT64_MAX;
-			if (at == UINT64_MAX)
+			if (!pages || mm_.insert(pages, DrmMm::Mode::Best) == UINT64_MAX)
 				throw std::invalid_argument("pinned kernel BOs do not fit in VRAM");
-			pinned_at_.push_back({at, pages});
 			used_ += pages;
 		}
 		r_.peak_vram_pages = used_;
@@ -362,8 +360,6 @@ private:
 	// domains).
 	bool oracle_evict(uint32_t id)
 	{
-		if (c_.oracle_cost)
-			return cheapest_evict(id);
 		belady_.clear();
 		uint32_t rank = 0;
 		order_.walk([&](uint32_t v) {
@@ -402,38 +398,6 @@ private:
 			return false;
 		}
 		r_.windows++;
-		for (uint32_t v : victims_)
-			evict(v);
-		place_at(id, at);
-		return true;
-	}
-
-	// The cheapest clairvoyant window (clairvoyant.h): every aligned window of VRAM, victims
-	// weighed by the copies they cost (two for a BO used again, one for one that is not).
-	bool cheapest_evict(uint32_t id)
-	{
-		nodes_.clear();
-		for (const auto &[start, pages] : pinned_at_)
-			nodes_.push_back({start, pages, 0, false});
-		order_.walk([&](uint32_t v) {
-			nodes_.push_back({bo_[v].start, bo_[v].pages, next_use_[v], !stays(v)});
-			return false;
-		});
-		std::sort(nodes_.begin(), nodes_.end(),
-		          [](const OracleNode &a, const OracleNode &b) { return a.start < b.start; });
-		const uint64_t size = bo_[id].pages;
-		const uint64_t at = cheapest_window(nodes_, mm_.size(), size, topdown(id));
-		if (at == UINT64_MAX) {
-			r_.window_nofit++;
-			return false;
-		}
-		r_.windows++;
-		victims_.clear();
-		order_.walk([&](uint32_t v) {
-			if (bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at)
-				victims_.push_back(v);
-			return false;
-		});
 		for (uint32_t v : victims_)
 			evict(v);
 		place_at(id, at);
@@ -736,8 +700,6 @@ private:
 	std::vector<uint64_t> next_use_; // per BO: the submission that names it next
 	std::vector<BeladyCandidate> belady_;
 	std::vector<uint32_t> victims_;
-	std::vector<OracleNode> nodes_;
-	std::vector<std::pair<uint64_t, uint64_t>> pinned_at_; // the kernel BOs: (start, pages)
 	uint64_t cs_seen_ = 0, relocs_seen_ = 0;
 };
 

@@ -89,7 +89,6 @@ struct KernelConfig {
 	// over all of VRAM; with admit_oracle a BO needed later than that stays in GTT. They read
 	// `future`, which simulate_kernel() computes from the trace. Model only.
 	bool window_oracle = false, admit_oracle = false;
-	bool oracle_cost = false; // with window_oracle: the cheapest window instead (no admission)
 	const Future *future = nullptr;
 	// The thrash guard (thrash_guard.h): a BO evicted and brought back quickly, several times
 	// in a row, stays resident for a while. Model only.
@@ -201,7 +200,6 @@ struct KernelPolicy {
 	bool oracle = false; // the clairvoyant window (clairvoyant.h)
 	bool admit = false;  // ... and clairvoyant admission
 	bool guard = false;  // the thrash guard (thrash_guard.h)
-	bool cost = false;   // the cheapest clairvoyant window instead of Belady's
 	bool scored() const { return key || prio; } // eviction order uses the scores
 };
 const std::vector<KernelPolicy> &kernel_policies();

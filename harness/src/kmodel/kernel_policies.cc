@@ -51,9 +51,6 @@ const std::vector<KernelPolicy> &kernel_policies()
 	        {"window-oracle+admit", "offline reference: that window, and a BO needed later "
 	                                "than its victims stays in GTT", false, false, true, true,
 	         false, false, false, false, false, true, true},
-	        {"window-oracle-cost", "offline reference: the aligned window whose victims cost "
-	                               "fewest copies (x2 if used again), anywhere in VRAM", false,
-	         false, true, true, false, false, false, false, false, true, false, false, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
 	         false, false, false, false, true},
@@ -109,7 +106,6 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 		c.idle_ms = KernelConfig::kDefaultIdleMs;
 	c.window_oracle = k.policy->oracle;
 	c.admit_oracle = k.policy->admit;
-	c.oracle_cost = k.policy->cost;
 	c.guard = k.policy->guard;
 }
 

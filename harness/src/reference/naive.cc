@@ -423,7 +423,7 @@ struct NaiveKernel {
 					b.until_us = 0;
 					guarded_pages -= b.pages;
 				}
-		if (c.window_oracle && !c.oracle_cost)
+		if (c.window_oracle)
 			return belady(id);
 		if (c.scan) {
 			const int w = window(id);
