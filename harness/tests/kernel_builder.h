@@ -1,6 +1,7 @@
 // Kernel traces built by hand for the kernel model's tests (test_kernel_model.cc,
 // test_kernel_rules.cc).
 #pragma once
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <utility>
@@ -47,6 +48,15 @@ struct Builder {
 		now_us += ms * 1000;
 	}
 	uint64_t now_us = 0;
+	// Four 256 KiB BOs, [a][b][c][d] from address 0, each used by a submission in that order
+	// (LRU: a b c d)
+	std::array<uint32_t, 4> four_used_in_order()
+	{
+		const std::array<uint32_t, 4> ids = {create(256), create(256), create(256), create(256)};
+		for (uint32_t id : ids)
+			cs({{id, false}});
+		return ids;
+	}
 	void destroy(uint32_t id) { t.ops.push_back(KernelTrace::pack(KernelTrace::Destroy, id)); }
 	KernelResult run(uint64_t vram_kib, uint32_t topdown = 0, bool key = false,
 	                 Stock stock = Stock::V6_12)
@@ -60,5 +70,16 @@ struct Builder {
 		return simulate_kernel(t, c);
 	}
 };
+
+// A configuration of `vram_kib` KiB whose invariants are checked after every operation, with
+// window eviction on or off
+inline KernelConfig checked_config(uint64_t vram_kib, bool scan = false)
+{
+	KernelConfig k;
+	k.vram = vram_kib * 1024;
+	k.scan = scan;
+	k.check_every = 1;
+	return k;
+}
 
 } // namespace vramlab

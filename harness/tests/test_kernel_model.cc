@@ -210,14 +210,7 @@ TEST(DrmMm, InsertAtSplitsTheHoleBelowThenAbove)
 	EXPECT_STREQ(mm.check(), "");
 }
 
-KernelConfig scan_config(uint64_t vram_kib)
-{
-	KernelConfig k;
-	k.vram = vram_kib * 1024;
-	k.scan = true;
-	k.check_every = 1;
-	return k;
-}
+KernelConfig scan_config(uint64_t vram_kib) { return checked_config(vram_kib, true); }
 
 // Four 256 KiB BOs fill 1 MiB: [a][b][c][d] at 0, 256K, 512K, 768K.
 TEST(KernelModel, TheWindowAndTheWalkAgreeWhenTheFirstVictimOpensTheHole)
@@ -290,11 +283,7 @@ TEST(KernelModel, TheScanNeverEvictsWhenNothingCanFit)
 TEST(KernelModel, TheWindowTakesTheTopOfTheSpanForTopDownBos)
 {
 	Builder b;
-	const auto a = b.create(256), bb = b.create(256), c = b.create(256), d = b.create(256);
-	b.cs({{a, false}});
-	b.cs({{bb, false}});
-	b.cs({{c, false}});
-	b.cs({{d, false}});
+	const auto [a, bb, c, d] = b.four_used_in_order();
 	b.destroy(c); // hole [512K, 768K); LRU: a b d
 	b.create(512); // top-down (threshold 256 KiB): span of a is [0,256K); of b: [0, 768K)
 	KernelConfig k = scan_config(1024);

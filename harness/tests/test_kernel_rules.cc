@@ -40,31 +40,20 @@ TEST(ClairvoyantWindow, TheFutureOfARelocationIsItsBufferNextSubmission)
 	EXPECT_EQ(f.first_use, (std::vector<uint64_t>{0, 2, 4}));
 }
 
-KernelConfig rule_config(uint64_t vram_kib)
-{
-	KernelConfig k;
-	k.vram = vram_kib * 1024;
-	k.check_every = 1;
-	return k;
-}
 
 // [a][b][c][d] fill 1 MiB, used in that order; e needs 256 KiB; a, b and d are used again
 // soon, c last: LRU evicts a (and then b for a, ...), the clairvoyant window c.
 TEST(ClairvoyantWindow, EvictsTheBufferNeededLastAndAdmissionLeavesAColdOneInGtt)
 {
 	Builder b;
-	const auto a = b.create(256), bb = b.create(256), c = b.create(256), d = b.create(256);
-	b.cs({{a, false}});
-	b.cs({{bb, false}});
-	b.cs({{c, false}});
-	b.cs({{d, false}});
+	const auto [a, bb, c, d] = b.four_used_in_order();
 	const auto e = b.create(256);
 	b.cs({{a, false}});
 	b.cs({{bb, false}});
 	b.cs({{d, false}});
 	b.cs({{c, false}});
 	(void)e;
-	KernelConfig k = rule_config(1024);
+	KernelConfig k = checked_config(1024);
 	const KernelResult lru = simulate_kernel(b.t, k);
 	k.scan = k.window_oracle = true;
 	const KernelResult oracle = simulate_kernel(b.t, k);
@@ -126,7 +115,7 @@ TEST(ThrashGuard, StopsTwoBuffersTakingTurnsInVram)
 		b.cs({{x, false}});
 		b.cs({{y, false}});
 	}
-	KernelConfig k = rule_config(1024);
+	KernelConfig k = checked_config(1024);
 	k.flush_for_impossible = false;
 	const KernelResult fit = simulate_kernel(b.t, k);
 	k.guard = true;
@@ -168,7 +157,7 @@ TEST(WindowIdle, WithEveryCandidateIdleItIsWindowEviction)
 			ids.push_back(b.create(64 * (1 + rnd(6))));
 		b.cs({{ids[rnd(uint32_t(ids.size()))], false}, {ids[rnd(uint32_t(ids.size()))], true}});
 	}
-	KernelConfig k = rule_config(1024);
+	KernelConfig k = checked_config(1024);
 	k.scan = true;
 	const KernelResult window = simulate_kernel(b.t, k);
 	k.idle_ms = 0;
