@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string_view>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -149,22 +150,19 @@ struct BootCount {
 // series boots it, so it is never a default, whatever its verdicts.
 const char *model_only(const std::string &pol)
 {
-	if (pol.ends_with(":oracle"))
-		return "offline reference (clairvoyant scores)";
-	std::string name = pol.substr(pol.find(':') == std::string::npos || !has_kernel_prefix(pol)
-	                                      ? 0
-	                                      : pol.find(':') + 1);
-	if (name.ends_with(":net"))
-		return nullptr;
-	const size_t at = name.find('@');
+	ScoreSource src;
+	KernelChoice k;
 	try {
-		const KernelPolicy &p = find_kernel_policy(name.substr(0, at));
-		if (p.oracle)
-			return "offline reference (clairvoyant)";
-		if (p.weigh || p.ends || p.idle || p.guard)
-			return "model only (not in the series yet)";
+		k = decide_choice(pol, 0, src); // the table's own parse of its policy names
 	} catch (const std::invalid_argument &) {
+		return nullptr;
 	}
+	if (src == ScoreSource::Oracle)
+		return "offline reference (clairvoyant scores)";
+	if (k.policy->oracle)
+		return "offline reference (clairvoyant)";
+	if (k.policy->weigh || k.policy->ends || k.policy->idle || k.policy->guard)
+		return "model only (not in the series yet)";
 	return nullptr;
 }
 
@@ -253,10 +251,11 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 				      : only           ? "not robust"
 				                       : "opt-in only";
 				// not robust in every band: robust in every band of one card class?
-				for (const char *cn : CostBand::kClassNames) {
+				for (const char *cn : dflt ? std::span<const char *const>()
+				                           : std::span(CostBand::kClassNames)) {
 					const BootCount cc = count(judged == base ? pol : pol.substr(colon + 1),
 					                           judged, cn);
-					if (!dflt && cc.all(cc.win + cc.neutral) && cc.win)
+					if (cc.all(cc.win + cc.neutral) && cc.win)
 						cls += std::string("; robust for ") + cn + " boards";
 				}
 				if (only)

@@ -489,7 +489,6 @@ public:
 		if (c_.future) [[unlikely]] { // the clairvoyant rules: each named BO's next use after this one
 			const uint64_t base = relocs_seen_;
 			relocs_seen_ += n;
-			cs_seen_++;
 			if (relocs_seen_ > c_.future->reloc_next.size())
 				throw std::logic_error("kernel model: more relocations than the future knows");
 			for (uint32_t i = 0; i < n; i++)
@@ -696,11 +695,11 @@ private:
 	std::vector<uint32_t> scanned_; // window eviction's candidates, in scan order
 	std::vector<WindowCandidate> weigh_; // window_weigh: the candidates in the hit span
 	// The clairvoyant rules: when each BO is next used (clairvoyant.h), the candidates in
-	// Belady's order, the victims, the submissions and relocations seen so far
+	// Belady's order, the victims, the relocations seen so far
 	std::vector<uint64_t> next_use_; // per BO: the submission that names it next
 	std::vector<BeladyCandidate> belady_;
 	std::vector<uint32_t> victims_;
-	uint64_t cs_seen_ = 0, relocs_seen_ = 0;
+	uint64_t relocs_seen_ = 0;
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}
