@@ -13,6 +13,8 @@
 #                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
 #                 six cost bands; table, JSON and an HTML page (harness/build/decide/)
 #                 (COST=FILE: with a cost file's costs, harness/docs/cost-file.md)
+#   make decide-all  the same with every candidate rule of the kernel model (21 policies) and
+#                 the card classes' bands (GTT charge x0.1 to x4): the search's full table
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -31,7 +33,7 @@ DEMO_DECIDE_POLICIES ?= lru,6.14+fix:lru,window,6.14:window,6.14+fix:window
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus decide train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide decide-all train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench clean
 
 all: build
@@ -145,6 +147,21 @@ decide: build
 		--weights $(HARNESS)/weights/trained-kernel.txt --json $(DECIDE_DIR)/decide.json \
 		| tee $(DECIDE_DIR)/decide.txt
 	$(VRAMLAB) report -o $(DECIDE_DIR) --decide $(DECIDE_DIR)/decide.json
+
+# Every online rule of the kernel model (harness/docs/kernel-model.md, "Policies"; the offline
+# references window-oracle* are not candidates) on both kernels' stock, the card classes' bands
+DECIDE_ALL_POLICIES ?= lru,6.14+fix:lru,minmax,key,minmax+key,fit,window,6.14:window,\
+	6.14+fix:window,budget,window+budget,minmax+window+budget,window+key,window+budget+key,\
+	window-weigh,window-ends,window-idle,guard,window+guard,window-idle+guard
+DECIDE_ALL_DIR  := $(BUILD)/decide-all
+decide-all: build
+	@mkdir -p $(DECIDE_ALL_DIR)
+	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
+		--live-vram $(DECIDE_LIVE_VRAM) --policies '$(subst $(eval) ,,$(DECIDE_ALL_POLICIES))' \
+		--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble $(DECIDE_ENSEMBLE) \
+		--gtt-cost 0.1,0.5,1,2,4 $(DECIDE_COSTS) --json $(DECIDE_ALL_DIR)/decide.json \
+		| tee $(DECIDE_ALL_DIR)/decide.txt
+	$(VRAMLAB) report -o $(DECIDE_ALL_DIR) --decide $(DECIDE_ALL_DIR)/decide.json
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

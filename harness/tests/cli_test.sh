@@ -414,6 +414,19 @@ assert {r["vram_mib"] for r in j["runs"] if r["trace"] != "nexuiz1.bin"} == {8}
 assert len(j["summary"]) == 3 * 3 * 2   # groups x policies but lru x bands
 assert all(v["verdict"] in ("robust win", "neutral", "mixed", "loss") for v in j["verdicts"])
 PY
+# Boards that pin the same BOs at a size are replayed once: at 8 MiB the 16 boards pin a few
+# distinct sets, and the copied figures are the replayed ones (--every-board replays them all)
+for m in shared every; do
+	"$bin" decide --quiet --corpus "$traces/live" --vram 8 --ensemble 16 --gtt-cost 1 \
+		--policies lru,window --threads 1 $([ $m = every ] && echo --every-board) \
+		--json "$work/board-$m.json" >"$work/board-$m.txt" 2>&1 || bad "decide $m: $(cat "$work/board-$m.txt")"
+done
+/usr/bin/python3 - "$work/board-shared.json" "$work/board-every.json" <<'PY' && ok || bad "decide: shared boards"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["runs"] == b["runs"] and a["verdicts"] == b["verdicts"]
+assert b["replays"] == len(b["runs"]) > a["replays"] > 0, (a["replays"], b["replays"])
+PY
 
 # Cost files (docs/cost-file.md): the default file is the built-in costs; a measured file
 # changes the transfer time as the formula says; bad files get one line naming the field.

@@ -527,11 +527,46 @@ void run_decide(const DecideArgs &a)
 			if (std::find(periods.begin(), periods.end(), per) == periods.end())
 				periods.push_back(per);
 		}
+		// Two boards that pin the same BOs at a size (pinned_for() caps them at a quarter of
+		// VRAM) with the same period are one run: the model is deterministic, so the second
+		// board's figures are a copy of the first's, not a replay
+		struct Task {
+			size_t s, p, v;
+		};
+		struct Copy {
+			size_t s, p, v, from_v;
+		};
+		struct Plan {
+			std::vector<Task> tasks;
+			std::vector<Copy> copies;
+		};
+		std::vector<Plan> plans(periods.size());
 		size_t done = 0, total = 0;
-		for (size_t p = 0; p < P; p++)
-			total += run_as[p] == p;
-		total *= tsz.size() * V;
-		for (uint32_t per : periods) {
+		for (size_t pi = 0; pi < periods.size(); pi++) {
+			for (size_t s = 0; s < tsz.size(); s++) {
+				std::vector<std::pair<std::vector<uint64_t>, size_t>> boards;
+				for (size_t v = 0; v < V; v++) {
+					if ((kt.synthesized ? vars[v].period_ms : 1) != periods[pi])
+						continue;
+					std::vector<uint64_t> pin = pinned_for(vars[v], tsz[s] << 20);
+					auto same = a.every_board ? boards.end()
+					                          : std::find_if(boards.begin(), boards.end(),
+					                                         [&](const auto &b) { return b.first == pin; });
+					for (size_t p = 0; p < P; p++)
+						if (run_as[p] != p)
+							continue;
+						else if (same != boards.end())
+							plans[pi].copies.push_back({s, p, v, same->second});
+						else
+							plans[pi].tasks.push_back({s, p, v});
+					if (same == boards.end())
+						boards.emplace_back(std::move(pin), v);
+				}
+			}
+			total += plans[pi].tasks.size();
+		}
+		for (size_t pi = 0; pi < periods.size(); pi++) {
+			const uint32_t per = periods[pi];
 			// regrouped only where the period changes anything (a copy of a trace is not free)
 			KernelTrace regrouped;
 			if (kt.synthesized && per > 1)
@@ -546,16 +581,7 @@ void run_decide(const DecideArgs &a)
 			}
 			const KernelTrace oracle_kt =
 			        any_oracle ? with_oracle_scores(kp, a.config.window) : KernelTrace{};
-			struct Task {
-				size_t s, p, v;
-			};
-			std::vector<Task> tasks;
-			for (size_t v = 0; v < V; v++)
-				if ((kt.synthesized ? vars[v].period_ms : 1) == per)
-					for (size_t s = 0; s < tsz.size(); s++)
-						for (size_t p = 0; p < P; p++)
-							if (run_as[p] == p)
-								tasks.push_back({s, p, v});
+			const std::vector<Task> &tasks = plans[pi].tasks;
 			std::mutex mu;
 			std::string err;
 			parallel_for_each(tasks.size(), threads, [&](size_t i) {
@@ -593,6 +619,8 @@ void run_decide(const DecideArgs &a)
 			});
 			if (!err.empty())
 				throw TraceError(m.name + ": " + err);
+			for (const Copy &k : plans[pi].copies)
+				figs[at(ti, k.s, k.p, k.v)] = figs[at(ti, k.s, k.p, k.from_v)];
 			replays += tasks.size();
 		}
 		for (size_t p = 0; p < P; p++)
@@ -908,7 +936,8 @@ void run_decide(const DecideArgs &a)
 	std::fprintf(stderr, "%llu replays of %zu runs ((%zu traces x %zu sizes + %zu live x %zu) x "
 	                     "%zu policies x %zu variations; the others are the same run: a key "
 	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
-	                     "one without duplicate relocations 6.12's) in %.1f s on %u thread%s%s\n",
+	                     "one without duplicate relocations 6.12's, a board that pins what another "
+	                     "pins at that size that board's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",
 	             ranks > 1 ? (" x " + std::to_string(ranks) + " MPI processes").c_str() : "");

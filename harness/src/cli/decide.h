@@ -34,6 +34,9 @@ struct DecideArgs {
 	// every ensemble of its share, rank 0 gathers the figures and writes the table and JSON
 	bool mpi = false;
 	bool decide = true; // false: sim --ensemble (one table of spreads, no verdicts)
+	// Replay every board, also one that pins what an earlier board pins at that size (whose
+	// figures are otherwise copied): the check that the copy is the replay, and nothing else
+	bool every_board = false;
 };
 
 // Where a policy of the table takes its scores from: the trace's, a clairvoyant Mesa's
