@@ -194,7 +194,11 @@ fi
 
 # 5. The verdict, from the TAP between the markers (kernel lines dropped)
 sed -n '/^vramlab-selftest: begin/,/^vramlab-selftest: end/p' "$log" | grep -v '^\[' >"$tap" || true
-problems=$(grep -cE 'Kernel panic|\] (BUG|Oops)' "$log" || true)
+# lockdep's and the atomic-sleep check's reports (the debug config) fail the
+# run like a BUG: "BUG: sleeping function called from invalid context" is
+# one, lockdep's come as "WARNING: possible ..." and the like
+problems=$(grep -cE 'Kernel panic|\] (BUG|Oops)|\] WARNING: (possible|inconsistent lock|suspicious RCU|bad unlock|held lock freed|lock held when)' \
+	"$log" || true)
 warnings=$(grep -cE '\] WARNING:' "$log" || true)
 rc=0
 awk -v problems="$problems" '
@@ -250,7 +254,7 @@ END {
 	else if (plan != n) { printf "plan 1..%d but %d results\n", plan, n; bad = 1 }
 	if (end == "") { print "the kselftest did not finish"; bad = 1 }
 	else if (end != 0) { printf "the kselftest exited with %s\n", end; bad = 1 }
-	if (problems > 0) { printf "%d panic/BUG/Oops lines in the console log\n", problems; bad = 1 }
+	if (problems > 0) { printf "%d panic/BUG/Oops/lockdep lines in the console log\n", problems; bad = 1 }
 	printf "%-8s %6s %6s %6s\n", "suites", "pass", "skip", "fail"
 	for (i = 1; i <= 4; i++) {
 		f = fam[i]
