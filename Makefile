@@ -13,8 +13,9 @@
 #                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
 #                 six cost bands; table, JSON and an HTML page (harness/build/decide/)
 #                 (COST=FILE: with a cost file's costs, harness/docs/cost-file.md)
-#   make decide-all  the same with every candidate rule of the kernel model (21 policies) and
-#                 the card classes' bands (GTT charge x0.1 to x4): the search's full table
+#   make decide-all  every candidate rule of the kernel model (20 policies and 6.14's stock),
+#                 the card classes' bands (GTT charge x0.1 to x4), ensembles of 4: the search's
+#                 screening table, about 15 min
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -153,12 +154,15 @@ decide: build
 DECIDE_ALL_POLICIES ?= lru,6.14+fix:lru,minmax,key,minmax+key,fit,window,6.14:window,\
 	6.14+fix:window,budget,window+budget,minmax+window+budget,window+key,window+budget+key,\
 	window-weigh,window-ends,window-idle,guard,window+guard,window-idle+guard
+# Ensembles of 4: the search's screening table, about 15 min on 2 cores; a rule it shortlists
+# gets its verdict from `make decide` (16 boards) with DECIDE_POLICIES
+DECIDE_ALL_ENSEMBLE ?= 4
 DECIDE_ALL_DIR  := $(BUILD)/decide-all
 decide-all: build
 	@mkdir -p $(DECIDE_ALL_DIR)
 	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
 		--live-vram $(DECIDE_LIVE_VRAM) --policies '$(subst $(eval) ,,$(DECIDE_ALL_POLICIES))' \
-		--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble $(DECIDE_ENSEMBLE) \
+		--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble $(DECIDE_ALL_ENSEMBLE) \
 		--gtt-cost 0.1,0.5,1,2,4 $(DECIDE_COSTS) --json $(DECIDE_ALL_DIR)/decide.json \
 		| tee $(DECIDE_ALL_DIR)/decide.txt
 	$(VRAMLAB) report -o $(DECIDE_ALL_DIR) --decide $(DECIDE_ALL_DIR)/decide.json
