@@ -7,11 +7,24 @@
 #   exit     exit() from another thread, from a signal handler on another
 #            thread, and from a handler on the rendering thread itself (the
 #            trace lock may be held): the program ends within the timeout
-#            and the trace reads back (with END, or up to a frame)
+#            and the trace reads back (with END, or up to a frame).  A
+#            program that hangs waiting on a lock in libc's own memory
+#            (exit() in a handler that interrupted malloc, which deadlocks
+#            any program) is counted, not failed; a hang anywhere else fails
+#   teardown the winsys destroyed by an atexit handler (as SDL_Quit does):
+#            the trace ends there, with every frame; the same with the trace
+#            lock held by the exiting thread: the program ends (the trace
+#            keeps its header); the winsys's library unloaded with the
+#            winsys alive (1000 times): the trace ends at exit, complete
+#            (the meson tests radeon-drm-cs-exit-* and -dlclose, run here
+#            for their traces)
 #   fork     a child forked mid-run calls exit(): the parent's trace is
 #            exact (every frame, one END, nothing of the child)
-#   disk     a 64 KiB tmpfs fills up: the program finishes, the trace reads
-#            back up to the frame the message names (skips without root)
+#   disk     writes fail past 64 KiB (a file size limit, EFBIG, as a full
+#            disk would): the program finishes, the trace reads back up to
+#            the frame the message names, and the records dropped are
+#            counted; past 1 KiB, the first block fails: the file keeps its
+#            header
 #   setuid   a setuid-root copy of the winsys test, run by nobody, ignores
 #            RADEON_BO_TRACE; the same copy without the bit writes it
 #            (skips without root, or on a nosuid /tmp)
@@ -52,24 +65,69 @@ echo "trace-writer: mode: 0600"
 # u_queue exit handler, trace or not.  A crash of the program at exit
 # (exit() with the main thread still drawing tears libraries down under it)
 # is allowed; a hang or an unreadable trace is not.
+# Where a hung program's main thread waits: the mapping that holds the
+# futex it sleeps on (futex is syscall 202 on x86-64).
+hang_site() {
+	local nr addr range path a lo hi
+	read -r nr addr _ </proc/$1/syscall || { echo "unknown"; return; }
+	[ "$nr" = 202 ] || { echo "syscall $nr"; return; }
+	a=$((addr))
+	while read -r range _ _ _ _ path; do
+		lo=$((16#${range%-*})) hi=$((16#${range#*-}))
+		if [ "$a" -ge "$lo" ] && [ "$a" -lt "$hi" ]; then
+			echo "${path:-anonymous memory}"; return
+		fi
+	done </proc/$1/maps
+	echo "unknown"
+}
+
 for mode in thread handler render-handler; do
-	crashes=0
+	crashes=0 libc_hangs=0
 	for i in $(seq 1 "$repeat"); do
 		rm -f "$out"/exit.*.vrl
-		set +e
-		timeout 20 "${shim[@]}" RADEON_THREAD=0 RADEON_BO_TRACE="$out/exit.%p.vrl" \
-			"$glsmoke" --gbm --frames 100000000 --exit $mode $((150 + 37 * i)) \
-			>/dev/null 2>"$out/exit.err"
-		st=$?
-		set -e
-		[ $st = 124 ] && fail "exit $mode run $i: hung (killed after 20 s)"
-		[ $st = 0 ] || crashes=$((crashes + 1))
+		# stderr closed around the run: bash's notices of a crash at
+		# exit are counted below instead.
+		site= st=0
+		{
+			"${shim[@]}" RADEON_THREAD=0 RADEON_BO_TRACE="$out/exit.%p.vrl" \
+				"$glsmoke" --gbm --frames 100000000 --exit $mode $((150 + 37 * i)) \
+				>/dev/null 2>"$out/exit.err" & pid=$!
+			for _ in $(seq 1 200); do kill -0 $pid || break; sleep 0.1; done
+			if kill -0 $pid; then
+				site=$(hang_site $pid)
+				kill -9 $pid; wait $pid || true
+			else
+				set +e; wait $pid; st=$?; set -e
+			fi
+		} 2>/dev/null
+		case $site in
+		"") [ $st = 0 ] || crashes=$((crashes + 1)) ;;
+		*/libc.so*) libc_hangs=$((libc_hangs + 1)) ;;
+		*) fail "exit $mode run $i: hung (killed after 20 s), waiting on a lock in $site" ;;
+		esac
 		check "$(one exit)" --maybe-truncated --min-frames 1 >/dev/null ||
 			fail "exit $mode run $i: unreadable trace"
 	done
-	echo "trace-writer: exit $mode: $repeat runs, none hung, every trace readable" \
-		"($crashes crashed at exit)"
+	echo "trace-writer: exit $mode: $repeat runs, none hung in the driver, every trace" \
+		"readable ($crashes crashed at exit; $libc_hangs hung in libc's malloc lock)"
 done
+
+# teardown: the traces of the meson tests' three ways out, run again here.
+cs_test() {
+	env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so" RADEON_GPU_ID=BARTS \
+		RADEON_SHIM_KMS_MINOR=51 RADEON_SHIM_STRICT=1 RADEON_BO_SCORE=1 \
+		RADEON_BO_TRACE="$out/$1.%p.vrl" timeout 60 "$tests/radeon-drm-cs-test" "$@" \
+		>/dev/null 2>"$out/$1.err" || { cat "$out/$1.err"; fail "$1: the test failed"; }
+}
+rm -f "$out"/exit-atexit.* "$out"/exit-locked.* "$out"/dlclose.*
+cs_test exit-atexit
+check "$(one exit-atexit)" --frames 10 >/dev/null || fail "exit-atexit: trace incomplete"
+cs_test exit-locked
+check "$(one exit-locked)" --maybe-truncated >/dev/null || fail "exit-locked: header lost"
+cs_test dlclose "$tests/libradeon-drm-cs-test-module.so"
+check "$(one dlclose)" --frames 10000 >/dev/null || fail "dlclose: trace incomplete"
+echo "trace-writer: teardown: at exit, complete (10 frames); with the lock held, the" \
+	"program ends and the header is kept; unloaded 1000 times live, complete at exit"
 
 # fork
 rm -f "$out"/fork.*.vrl
@@ -78,23 +136,46 @@ rm -f "$out"/fork.*.vrl
 [ "$(ls "$out"/fork.*.vrl | wc -l)" = 1 ] || fail "fork: $(ls "$out"/fork.*.vrl | wc -l) trace files"
 check "$(one fork)" --frames 60 | sed -n '2p;1s/,.*//p' | sed 's/^/trace-writer: fork: /'
 
-# disk
-if [ "$(id -u)" = 0 ] && mkdir -p "$out/small" && mount -t tmpfs -o size=64k tmpfs "$out/small" 2>/dev/null; then
+# disk: a 64 KiB tmpfs fills up; header: a 4 KiB one, which the first
+# block of records overflows (the shim's 4 GiB memfd rules out a file size
+# limit, which would be the way without root).
+small_disk() { # NAME KIB FRAMES: run glsmoke tracing onto a KIB tmpfs
+	mkdir -p "$out/small"
+	mount -t tmpfs -o size=$2k tmpfs "$out/small" || return 1
 	set +e
-	"${shim[@]}" RADEON_BO_TRACE="$out/small/disk.%p.vrl" "$glsmoke" --gbm --frames 20000 \
-		>/dev/null 2>"$out/disk.err"
+	"${shim[@]}" RADEON_BO_TRACE="$out/small/$1.%p.vrl" "$glsmoke" --gbm --frames $3 \
+		>/dev/null 2>"$out/$1.err"
 	st=$?
 	set -e
-	cp "$(one small/disk)" "$out/disk.vrl"; umount "$out/small"
-	[ $st = 0 ] || { cat "$out/disk.err"; fail "disk: the program failed (status $st)"; }
+	cp "$(one small/$1)" "$out/$1.vrl"; umount "$out/small"
+	[ $st = 0 ] || { cat "$out/$1.err"; fail "$1: the program failed (status $st)"; }
+}
+if [ "$(id -u)" = 0 ] && small_disk disk 64 20000; then
 	msg=$(grep 'No space left on device; trace stopped' "$out/disk.err") ||
 		{ cat "$out/disk.err"; fail "disk: no message"; }
 	frame=$(sed -n 's/.*readable up to frame \([0-9]*\) .*/\1/p' <<<"$msg")
-	got=$(check "$out/disk.vrl" --truncated | sed -n 's/.*after \([0-9]*\) complete frames/\1/p')
-	[ -n "$frame" ] && [ "$frame" = "$got" ] || fail "disk: the message says frame $frame, the file holds $got"
-	echo "trace-writer: disk: the program finished; the trace stops at frame $got, as it says"
+	kept=$(sed -n 's/.*bytes, \([0-9]*\) records).*/\1/p' <<<"$msg")
+	got=$(check "$out/disk.vrl" --truncated)
+	[ -n "$frame" ] && [ "$frame" = "$(sed -n 's/.*after \([0-9]*\) complete frames/\1/p' <<<"$got")" ] ||
+		fail "disk: the message says frame $frame, the file holds: $got"
+	# Every record made and not in the file is counted.
+	drop=$(grep -o '[0-9]* of [0-9]* records and .* records dropped' "$out/disk.err") ||
+		{ cat "$out/disk.err"; fail "disk: no count of the records dropped"; }
+	read -r in_file _ made _ <<<"$drop"
+	dropped=$(sed -n 's/.* \([0-9]*\) records dropped/\1/p' <<<"$drop")
+	[ "$in_file" = "$kept" ] && [ $((made - in_file)) = "$dropped" ] && [ "$dropped" -gt 0 ] ||
+		fail "disk: counts disagree: '$msg' / '$drop'"
+	echo "trace-writer: disk: the program finished; the trace stops at frame $frame, as" \
+		"it says; $in_file of $made records kept, $dropped counted as dropped"
+
+	small_disk header 4 200
+	grep -q 'readable up to frame 0 ' "$out/header.err" ||
+		{ cat "$out/header.err"; fail "header: no message"; }
+	check "$out/header.vrl" --truncated >/dev/null || fail "header: the header is lost"
+	echo "trace-writer: header: the first block's write failed; the file holds the" \
+		"header ($(stat -c %s "$out/header.vrl") bytes)"
 else
-	echo "trace-writer: disk: SKIP (needs root to mount a small tmpfs)"
+	echo "trace-writer: disk, header: SKIP (needs root to mount a small tmpfs)"
 fi
 
 # setuid
