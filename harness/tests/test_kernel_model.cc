@@ -8,6 +8,7 @@
 #include "reference/compare.h"
 #include "kmodel/drm_mm.h"
 #include "kmodel/kernel_model.h"
+#include "kmodel/move_threshold.h"
 #include "kmodel/window_choice.h"
 
 namespace vramlab {
@@ -321,8 +322,8 @@ TEST(KernelModel, TheMoveBudgetAccruesWithTimeAndIsDebited)
 	// CS 0 at 0: nothing accrued, 256 KiB free is under an eighth: nothing moves.
 	// CS 1 at 1 ms: 1000 us = 100,000 bytes: g0 moves (into the free 256 KiB), the rest
 	//   stays; debit 262,144 / 100 = 2,621 us: -1,621.
-	// CS 2 at 20 ms: 19 ms accrued, capped at 10: 8,379 us = 837,900 bytes: g1 moves,
-	//   evicting the filler (3.75 MiB): over budget, g2 and g3 stay.
+	// CS 2 at 20 ms: 19 ms accrued repay the debt and reach the 10 ms cap: 1,000,000 bytes:
+	//   g1 moves, evicting the filler (3.75 MiB): over budget, g2 and g3 stay.
 	EXPECT_EQ(r.vram_in_from_gtt, 2u);
 	EXPECT_EQ(r.evictions(), 1u);
 	EXPECT_EQ(r.threshold_cs, 3u);
@@ -332,6 +333,24 @@ TEST(KernelModel, TheMoveBudgetAccruesWithTimeAndIsDebited)
 	k.budget = false;
 	const auto rr = simulate_kernel(b.t, k);
 	EXPECT_EQ(rr.vram_in_from_gtt, 4u);
+}
+
+// The kernel's ttm_move_budget_cap and ttm_move_budget_debt_max, in the model
+TEST(MoveThreshold, AnIdleAsLongAsADebtRepaysItAndNoDebitWrapsIntoACredit)
+{
+	MoveThreshold m(4 << 20, true, 100, 10);
+	EXPECT_EQ(m.threshold(4 << 20, 1000), 100000u);
+	m.debit(2'600'000); // 26,000 us: 25,000 of debt, over twice the cap
+	EXPECT_EQ(m.budget_us(), -25000);
+	EXPECT_EQ(m.threshold(4 << 20, 20000), 0u); // 19 ms idle: 6 ms of debt left
+	EXPECT_EQ(m.budget_us(), -6000);
+	EXPECT_EQ(m.threshold(4 << 20, 36000), 1'000'000u); // 16 ms more: repaid, the cap
+	for (int i = 0; i < 3; i++)
+		m.debit(UINT64_MAX);
+	EXPECT_EQ(m.budget_us(), -MoveThreshold::kDebtMaxUs);
+	EXPECT_EQ(m.threshold(4 << 20, 36000 + uint64_t(MoveThreshold::kDebtMaxUs) - 1), 0u);
+	EXPECT_EQ(m.threshold(4 << 20, 36000 + uint64_t(MoveThreshold::kDebtMaxUs) + 10000),
+		  1'000'000u);
 }
 
 TEST(KernelModel, AGpuWriteIsServedFromGttWhenTheSubmissionHoldsTheRest)

@@ -17,8 +17,9 @@ public:
 	// The bytes this submission, at now_us with `used` bytes of VRAM in use, may move.
 	// Radeon's radeon_bo_get_threshold_for_moves(): a quarter of the free half of VRAM, at
 	// least 1 MiB. The budget (ttm_move_budget_threshold()): time since the last submission
-	// accumulates at mbps (1 MB/s = 1 byte/us), capped; with an eighth of VRAM free at least a
-	// quarter of the free space may move (amdgpu's fill rule), then the budget as bytes.
+	// accumulates at mbps (1 MB/s = 1 byte/us) up to the cap, all of it as in amdgpu (an idle
+	// as long as a debt repays it); with an eighth of VRAM free at least a quarter of the
+	// free space may move (amdgpu's fill rule), then the budget as bytes.
 	uint64_t threshold(uint64_t used, uint64_t now_us)
 	{
 		if (!budget_) {
@@ -29,7 +30,8 @@ public:
 		const int64_t cap = int64_t(cap_ms_) * 1000;
 		const uint64_t elapsed = now_us > last_us_ ? now_us - last_us_ : 0;
 		last_us_ = std::max(last_us_, now_us);
-		us_ = std::min<int64_t>(us_ + int64_t(std::min<uint64_t>(elapsed, cap)), cap);
+		// us_ >= -kDebtMaxUs: cap - us_ cannot overflow
+		us_ = us_ >= cap || elapsed >= uint64_t(cap - us_) ? cap : us_ + int64_t(elapsed);
 		const uint64_t free = used >= vram_ ? 0 : vram_ - used;
 		if (free >= vram_ / 8)
 			us_ = std::max<int64_t>(us_, int64_t(free / 4 / mbps_));
@@ -41,12 +43,17 @@ public:
 	{
 		return budget_ ? moved >= threshold : moved > threshold;
 	}
-	// ttm_move_budget_debit(): every byte the submission moved (debt allowed)
+	// ttm_move_budget_debit(): every byte the submission moved (debt allowed, down to
+	// TTM_MOVE_BUDGET_DEBT_MAX_US, so that no debit wraps into a credit)
 	void debit(uint64_t moved)
 	{
 		if (budget_)
-			us_ -= int64_t(moved / mbps_);
+			us_ = std::max(us_ - int64_t(std::min<uint64_t>(moved / mbps_, kDebtMaxUs)),
+				       -kDebtMaxUs);
 	}
+	// The budget in us of moves (negative: debt), as ttm_move_budget_us()
+	int64_t budget_us() const { return us_; }
+	static constexpr int64_t kDebtMaxUs = 3600LL * 1000 * 1000; // an hour of moves
 
 private:
 	uint64_t vram_;
