@@ -136,11 +136,21 @@ def decide_verdicts(path):
             "seconds": j.get("seconds")}
 
 
-def patch_subjects(d):
+# The mailed parts (kernel/Makefile's MAIL_SERIES) and where each goes
+PART_TREES = {"drm-misc": "drm-misc-next", "radeon": "amd-gfx (radeon)",
+              "kselftest": "linux-kselftest"}
+
+
+def patch_subjects(d, parts=None):
+    """The subjects of a directory's patches, in order; with `parts`, also each patch's part
+    (NAME in N-NAME-NNNN-*.patch)."""
     subs = []
     for name in sorted(os.listdir(d)):
-        if not re.match(r"^\d{4}-.*\.patch$", name) or name.startswith("0000-"):
+        m = re.match(r"^(?:\d-([a-z-]+)-)?(\d{4})-.*\.patch$", name)
+        if not m or m.group(2) == "0000":
             continue
+        if parts is not None:
+            parts.append(m.group(1) or "")
         with open(os.path.join(d, name), encoding="utf-8") as f:
             text = f.read()
         m = re.search(r"^Subject: \[[^\]]*\] (.*(?:\n .*)*)", text, re.M)
@@ -163,7 +173,9 @@ def collect(a):
     if a.decide:
         data["decide"] = decide_verdicts(a.decide)
     if a.series:
-        data["series"] = patch_subjects(a.series)
+        parts = []
+        data["series"] = patch_subjects(a.series, parts)
+        data["series_parts"] = parts
     if a.lab:
         data["lab"] = patch_subjects(a.lab)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
@@ -252,7 +264,16 @@ def fields(data):
         f"{p}: robust at {sum(r)} of {len(r)} sizes" for p, r in sorted(robust.items()))
     f["series_count"] = nm
     f["lab_count"] = len(data["lab"])
-    f["series_list"] = "\n".join(f"{i}. {t}" for i, t in enumerate(data["series"], 1))
+    parts = data.get("series_parts") or [""] * nm
+    lines, n = [], 0
+    for i, (part, t) in enumerate(zip(parts, data["series"])):
+        if i == 0 or part != parts[i - 1]:
+            n = 0
+            if part:
+                lines.append(("" if i == 0 else "\n") + f"To {PART_TREES.get(part, part)}:")
+        n += 1
+        lines.append(f"{n}. {t}")
+    f["series_list"] = "\n".join(lines)
     f["lab_list"] = "\n".join(f"  {t}" for t in data["lab"])
     return f
 
