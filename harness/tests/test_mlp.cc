@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <map>
-#include <random>
 #include <random>
 #include <sstream>
 
@@ -25,6 +25,18 @@ TEST(Mlp, ConstantNetworkGivesSmootherstepOfTheBias)
 	EXPECT_EQ(m.score(BufferStats{}), uint32_t(double(0.999f) * 4294967296.0));
 	m.p[117] = -1.0f;
 	EXPECT_EQ(m.score(BufferStats{}), 0u);
+}
+
+// A NaN pre-activation is clamped to 0 (Mesa's radeon_bo_score_test checks the same): hidden
+// neuron 0's bias NaN gives h[0] = 0, so the output is s(0.25) = 0.103515625, not a NaN converted to u32
+TEST(Mlp, ANanPreActivationIsClampedToZero)
+{
+	Mlp m;
+	m.p[18 + 9] = std::numeric_limits<float>::quiet_NaN();
+	m.p[108] = 1.0f;
+	m.p[117] = 0.25f;
+	EXPECT_EQ(m.score(BufferStats{}), 444596224u);
+	EXPECT_EQ(MlpPlan(m).score(BufferStats{}), 444596224u);
 }
 
 TEST(Mlp, InputsAreScaledAndClamped)

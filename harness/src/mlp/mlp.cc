@@ -15,9 +15,10 @@ namespace {
 
 // Written as max-then-min (same bits as the two comparisons, NaN and -0 included) so that it
 // compiles to minss/maxss and vectorises.
+// x > 0 ? min(x, 1) : 0: a NaN gives 0, as in Mesa (docs/score.md)
 inline float clamp01(float x)
 {
-	const float lo = x < 0.0f ? 0.0f : x;
+	const float lo = x > 0.0f ? x : 0.0f;
 	return 1.0f < lo ? 1.0f : lo;
 }
 
