@@ -689,12 +689,12 @@ struct NaiveKernel {
 		const uint64_t u = used * kPage, half = c.vram >> 1;
 		uint64_t thr = std::max<uint64_t>(((u >= half ? 0 : half - u) >> 1), 1 << 20);
 		if (c.budget) {
-			// amdgpu's rule: time accrues (capped), a quarter of the free VRAM when an eighth
-			// is free, bytes at the rate
+			// amdgpu's rule: all of the time accrues, then the sum is capped; a quarter of the
+			// free VRAM when an eighth is free; bytes at the rate
 			const int64_t cap = c.budget_cap_ms * 1000ll;
 			const int64_t since = now > last ? int64_t(now - last) : 0;
 			last = std::max(last, now);
-			budget = std::min<int64_t>(budget + std::min(since, cap), cap); // clamped every time
+			budget = std::min<int64_t>(budget + since, cap); // clamped every time
 			const uint64_t free = c.vram > u ? c.vram - u : 0;
 			if (free >= c.vram / 8)
 				budget = std::max<int64_t>(budget, int64_t(free / 4 / c.budget_mbps));
@@ -716,8 +716,12 @@ struct NaiveKernel {
 				throw std::logic_error("naive: validation failed");
 		}
 		r.threshold_cs += kept;
-		if (c.budget)
-			budget -= int64_t(bytes_moved / c.budget_mbps);
+		if (c.budget) { // debt bounded at an hour of moves
+			const int64_t debt_max = 3600ll * 1000 * 1000;
+			budget -= std::min<int64_t>(int64_t(bytes_moved / c.budget_mbps), debt_max);
+			if (budget < -debt_max)
+				budget = -debt_max;
+		}
 		for (const E &e : head) {
 			bo[e.id].cs_score = e.score;
 			bo[e.id].used_us = now;
