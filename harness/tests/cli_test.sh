@@ -342,7 +342,7 @@ n=$("$bin" trace stats "$traces" | grep -c '\.bin')
 "$bin" trace stats - <"$traces"/nexuiz1.bin | grep -q '^stdin  *3881' && ok || bad "stats of stdin"
 
 # weights export --c-header gives exact hex floats.
-"$bin" weights export --c-header | grep -q 'static const float vramlab_mlp_weights\[VRAMLAB_MLP_PARAMS\]' && ok || bad "c header"
+"$bin" weights export --c-header | grep -q 'static const float radeon_bo_score_default_weights\[RADEON_BO_SCORE_DEFAULT_PARAMS\]' && ok || bad "c header"
 
 # Impossible creates (over 128 MiB): counted and named by stats, skipped or excluded by sim,
 # dropped with their events by repair; a trace of nothing else is refused.
