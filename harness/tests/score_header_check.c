@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT
  *
  * The C header of `vramlab weights export --c-header` in a C program: the network of
- * docs/score.md evaluated from vramlab_mlp_weights[] (compiled with -ffp-contract=off, float
+ * docs/score.md evaluated from radeon_bo_score_default_weights[] (compiled with -ffp-contract=off, float
  * arithmetic in the documented order) must give every score of `vramlab weights vectors` for
  * the same weights file, bit for bit. Reads the vectors CSV on stdin; exits 1 on a mismatch.
  * Built and run by tests/train_test.sh for a trained network.
@@ -22,7 +22,7 @@ static float s(float x)
 
 static uint32_t score(const float *x)
 {
-   const float *w = vramlab_mlp_weights;
+   const float *w = radeon_bo_score_default_weights;
    float a[9], h[9], z;
 
    for (int i = 0; i < 9; i++)
