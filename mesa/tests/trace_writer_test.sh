@@ -113,9 +113,11 @@ for mode in thread handler render-handler; do
 done
 
 # teardown: the traces of the meson tests' three ways out, run again here.
+# The winsys test over the shim, without a driver
+cs_shim=(env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so" RADEON_GPU_ID=BARTS
+	 RADEON_SHIM_KMS_MINOR=51 RADEON_BO_SCORE=1)
 cs_test() {
-	env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so" RADEON_GPU_ID=BARTS \
-		RADEON_SHIM_KMS_MINOR=51 RADEON_SHIM_STRICT=1 RADEON_BO_SCORE=1 \
+	"${cs_shim[@]}" RADEON_SHIM_STRICT=1 \
 		RADEON_BO_TRACE="$out/$1.%p.vrl" timeout 60 "$tests/radeon-drm-cs-test" "$@" \
 		>/dev/null 2>"$out/$1.err" || { cat "$out/$1.err"; fail "$1: the test failed"; }
 }
@@ -141,18 +143,19 @@ check "$(one fork)" --frames 60 | sed -n '2p;1s/,.*//p' | sed 's/^/trace-writer:
 # thousands of records and no frame, so its first write is a full block
 # (the shim's 4 GiB memfd rules out a file size limit, which would be the
 # way without root).
-small_disk() { # NAME KIB FRAMES: run glsmoke tracing onto a KIB tmpfs
+small_disk() { # NAME KIB COMMAND...: run COMMAND tracing onto a KIB tmpfs
+	local name=$1 kib=$2
+	shift 2
 	mkdir -p "$out/small"
-	mount -t tmpfs -o size=$2k tmpfs "$out/small" || return 1
+	mount -t tmpfs -o size=${kib}k tmpfs "$out/small" || return 1
 	set +e
-	"${shim[@]}" RADEON_BO_TRACE="$out/small/$1.%p.vrl" "$glsmoke" --gbm --frames $3 \
-		>/dev/null 2>"$out/$1.err"
+	env RADEON_BO_TRACE="$out/small/$name.%p.vrl" "$@" >/dev/null 2>"$out/$name.err"
 	st=$?
 	set -e
-	cp "$(one small/$1)" "$out/$1.vrl"; umount "$out/small"
-	[ $st = 0 ] || { cat "$out/$1.err"; fail "$1: the program failed (status $st)"; }
+	cp "$(one small/$name)" "$out/$name.vrl"; umount "$out/small"
+	[ $st = 0 ] || { cat "$out/$name.err"; fail "$name: the program failed (status $st)"; }
 }
-if [ "$(id -u)" = 0 ] && small_disk disk 64 20000; then
+if [ "$(id -u)" = 0 ] && small_disk disk 64 "${shim[@]}" "$glsmoke" --gbm --frames 20000; then
 	msg=$(grep 'No space left on device; trace stopped' "$out/disk.err") ||
 		{ cat "$out/disk.err"; fail "disk: no message"; }
 	frame=$(sed -n 's/.*readable up to frame \([0-9]*\) .*/\1/p' <<<"$msg")
@@ -170,15 +173,7 @@ if [ "$(id -u)" = 0 ] && small_disk disk 64 20000; then
 	echo "trace-writer: disk: the program finished; the trace stops at frame $frame, as" \
 		"it says; $in_file of $made records kept, $dropped counted as dropped"
 
-	mkdir -p "$out/small"; mount -t tmpfs -o size=4k tmpfs "$out/small"
-	set +e
-	env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so" RADEON_GPU_ID=BARTS \
-		RADEON_SHIM_KMS_MINOR=51 RADEON_BO_SCORE=1 RADEON_BO_TRACE="$out/small/header.%p.vrl" \
-		timeout 120 "$tests/radeon-drm-cs-test" threads-shared >/dev/null 2>"$out/header.err"
-	st=$?
-	set -e
-	cp "$(one small/header)" "$out/header.vrl"; umount "$out/small"
-	[ $st = 0 ] || { cat "$out/header.err"; fail "header: the program failed (status $st)"; }
+	small_disk header 4 "${cs_shim[@]}" timeout 120 "$tests/radeon-drm-cs-test" threads-shared
 	grep -q 'readable up to frame 0 ' "$out/header.err" ||
 		{ cat "$out/header.err"; fail "header: no message"; }
 	check "$out/header.vrl" --truncated >/dev/null || fail "header: the header is lost"
