@@ -7,8 +7,9 @@
 #   drm_mm*   drm_mm's suite, module drm_mm_test (CONFIG_DRM_KUNIT_TEST)
 #   ttm_*     TTM's suites, the modules of drivers/gpu/drm/ttm/tests
 #             (CONFIG_DRM_TTM_KUNIT_TEST)
-#   radeon_*  radeon's VRAM placement and eviction suites, built into
-#             radeon.ko (CONFIG_DRM_RADEON_KUNIT_TEST); they need no Radeon
+#   radeon_*  radeon's VRAM placement and eviction suites, the modules of
+#             drivers/gpu/drm/radeon/tests (CONFIG_DRM_RADEON_KUNIT_TEST);
+#             they need no Radeon, and loading radeon.ko runs none of them
 #
 # KUnit runs the suites of a module when it is loaded and keeps the KTAP
 # of each suite's last run in /sys/kernel/debug/kunit/<suite>/results
@@ -40,6 +41,7 @@ SUITES="${DRM_ALLOCATOR_SUITES:-drm_mm* ttm_* radeon_*}"
 KUNIT_DIR=/sys/kernel/debug/kunit
 MOD_DIR="/lib/modules/$(uname -r)"
 TTM_TEST_DIR="$MOD_DIR/kernel/drivers/gpu/drm/ttm/tests"
+RADEON_TEST_DIR="$MOD_DIR/kernel/drivers/gpu/drm/radeon/tests"
 # Lines of a failed case's log shown as diagnostics
 MAX_LOG_LINES=40
 
@@ -47,12 +49,13 @@ MAX_LOG_LINES=40
 test_modules()
 {
 	echo drm_mm_test
-	for f in $(ls "$TTM_TEST_DIR" 2>/dev/null); do
-		case "$f" in
-		*.ko|*.ko.*) echo "${f%%.ko*}" ;;
-		esac
+	for d in "$TTM_TEST_DIR" "$RADEON_TEST_DIR"; do
+		for f in $(ls "$d" 2>/dev/null); do
+			case "$f" in
+			*.ko|*.ko.*) echo "${f%%.ko*}" ;;
+			esac
+		done
 	done
-	echo radeon
 }
 
 # The suites that match a pattern, in the order of the patterns
@@ -320,7 +323,7 @@ done
 # Nothing to run is a skip, unless a module failed to load
 if [ -z "$found" ] && ! grep -q '^fail' "$out/results"; then
 	ktap_skip_all "no KUnit suite matches $SUITES: modules drm_mm_test," \
-		"drivers/gpu/drm/ttm/tests and radeon absent or built without" \
+		"drivers/gpu/drm/{ttm,radeon}/tests absent or built without" \
 		"CONFIG_DRM_KUNIT_TEST, CONFIG_DRM_TTM_KUNIT_TEST," \
 		"CONFIG_DRM_RADEON_KUNIT_TEST, or KUnit disabled (kunit.enable=0," \
 		"CONFIG_KUNIT_DEFAULT_ENABLED=n)"
