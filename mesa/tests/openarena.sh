@@ -19,12 +19,16 @@
 #                      renderer OpenArena 0.8.8 shipped) or opengl2 (GLSL,
 #                      FBOs; Debian's ioquake3 default)
 #   --size WxH         resolution (default 640x480)
+#   --present P        gbm (default): SDL's EGL is tests/egl_gbm_present.c,
+#                      which turns SDL's pbuffer into a GBM window surface so
+#                      each eglSwapBuffers ends a frame in the driver;
+#                      pbuffer: SDL's own pbuffer, whose swaps do nothing
 #   --timeout S        give up after S seconds (default 600)
 #   --no-install       fail instead of installing openarena when missing
 #   --keep-home        keep the game's temporary home directory (printed)
 #   -- GAME_ARGS       passed to the game last (e.g. +set r_picmip 0)
 # Environment: MESA_PREFIX, OA_MODE (short|full), OA_FRAMES, OA_LOG,
-# OA_RENDERER, OA_SIZE, OA_TIMEOUT, OA_SHIM (the DRM shim to preload: default the
+# OA_RENDERER, OA_SIZE, OA_PRESENT, OA_TIMEOUT, OA_SHIM (the DRM shim to preload: default the
 # prefix's radeon no-op shim; the virtual radeon's for vradeon/); RADEON_GPU_ID (default BARTS); the
 # rest of the caller's environment reaches the game unchanged
 # (RADEON_BO_TRACE, R600_DEBUG, RADEON_SHIM_KMS_MINOR, RADEON_SHIM_CS_STATS,
@@ -33,7 +37,7 @@
 #
 # Prints one line, then exits 0:
 #   openarena: frames=N seconds=S fps=F min_ms=.. avg_ms=.. max_ms=.. sd_ms=.. \
-#       wall_s=.. user_s=.. sys_s=.. mode=.. renderer=.. size=.. log=..
+#       wall_s=.. user_s=.. sys_s=.. mode=.. renderer=.. present=.. size=.. log=..
 # (frames, seconds, fps and the frame times are the game's own timedemo
 # report; wall/user/sys cover the whole game process, start-up included).
 # Exits 1 when the game fails (error, crash, timeout, no timedemo report),
@@ -49,6 +53,7 @@ mode=${OA_MODE:-full}
 frames=${OA_FRAMES:-300}
 log=${OA_LOG:-}
 renderer=${OA_RENDERER:-opengl1}
+present=${OA_PRESENT:-gbm}
 size=${OA_SIZE:-640x480}
 timeout_s=${OA_TIMEOUT:-600}
 install=1
@@ -69,6 +74,7 @@ while [ $# -gt 0 ]; do
 	--log) [ $# -gt 1 ] || usage; log=$2; shift ;;
 	--renderer) [ $# -gt 1 ] || usage; renderer=$2; shift ;;
 	--size) [ $# -gt 1 ] || usage; size=$2; shift ;;
+	--present) [ $# -gt 1 ] || usage; present=$2; shift ;;
 	--timeout) [ $# -gt 1 ] || usage; timeout_s=$2; shift ;;
 	--no-install) install=0 ;;
 	--keep-home) keep_home=1 ;;
@@ -81,6 +87,7 @@ while [ $# -gt 0 ]; do
 done
 case $mode in short|full) ;; *) echo "$me: mode must be short or full, not '$mode'" >&2; exit 2 ;; esac
 case $renderer in opengl1|opengl2) ;; *) echo "$me: renderer must be opengl1 or opengl2" >&2; exit 2 ;; esac
+case $present in gbm|pbuffer) ;; *) echo "$me: --present must be gbm or pbuffer, not '$present'" >&2; exit 2 ;; esac
 [[ $size =~ ^([0-9]+)x([0-9]+)$ ]] || { echo "$me: --size wants WxH, not '$size'" >&2; exit 2; }
 width=${BASH_REMATCH[1]} height=${BASH_REMATCH[2]}
 if ! [[ $frames =~ ^[1-9][0-9]*$ ]]; then echo "$me: frame count must be a positive number" >&2; exit 2; fi
@@ -184,6 +191,18 @@ run_env=(
 	__EGL_VENDOR_LIBRARY_FILENAMES="$vendor"
 	RADEON_GPU_ID="${RADEON_GPU_ID:-BARTS}"
 )
+# Real swaps: SDL's EGL is our wrapper (egl_gbm_present.c), which makes the
+# pbuffer a GBM window surface, so that each frame ends in the driver as on
+# a desktop (r600's end-of-frame flush); --present pbuffer leaves SDL's
+# pbuffer alone (its swaps reach no driver).
+if [ "$present" = gbm ]; then
+	present_lib=$home/egl_gbm_present.so
+	cc -shared -fPIC -O2 -Wall -I"$prefix/include" -o "$present_lib" \
+		"$(dirname "$(readlink -f "$0")")/egl_gbm_present.c" \
+		-L"$prefix/lib" -lgbm -ldl -lpthread ||
+		die "could not build egl_gbm_present.so (cc, and gbm.h in $prefix/include)"
+	run_env+=(SDL_VIDEO_EGL_DRIVER="$present_lib")
+fi
 # nextdemo quit: the game quits when the demo ends (after printing its
 # timedemo report); com_hunkmegs: the default 128 is too small for this demo
 # with the opengl2 renderer (Hunk_Alloc fails while loading it).
@@ -253,4 +272,4 @@ read -r nframes _ secs _ fps _ times_ms _ <<<"$report"
 IFS=/ read -r tmin tavg tmax tsd <<<"$times_ms"
 wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
 echo "openarena: frames=$nframes seconds=$secs fps=$fps min_ms=$tmin avg_ms=$tavg max_ms=$tmax sd_ms=$tsd" \
-	"wall_s=$wall user_s=$(tosec "$cuser") sys_s=$(tosec "$csys") mode=$mode renderer=$renderer size=$size log=$log"
+	"wall_s=$wall user_s=$(tosec "$cuser") sys_s=$(tosec "$csys") mode=$mode renderer=$renderer present=$present size=$size log=$log"
