@@ -8,7 +8,8 @@
  * eglSwapBuffers per frame.  With --gbm it renders to a GBM surface on
  * /dev/dri/renderD128 (EGL GBM platform), whose swaps are the driver's
  * end-of-frame flushes; otherwise to a pbuffer on the EGL surfaceless
- * platform.  Used to run r600g over the radeon no-op drm shim and to record
+ * platform, whose swaps have no effect and end no frame in the driver.
+ * Used to run r600g over the radeon no-op drm shim and to record
  * RADEON_BO_TRACE traces.  Pixel values are not checked: without a GPU
  * they are meaningless.  Exit status 0 if no GL error was raised.
  *

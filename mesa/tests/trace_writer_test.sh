@@ -213,9 +213,11 @@ else
 fi
 
 # text
-"${shim[@]}" RADEON_BO_TRACE_TEXT=1 "$glsmoke" --frames 2 2>"$out/text.txt" >/dev/null
+"${shim[@]}" RADEON_BO_TRACE_TEXT=1 "$glsmoke" --gbm --frames 2 2>"$out/text.txt" >/dev/null
 grep -q '^started @' "$out/text.txt" && grep -q '^finished @' "$out/text.txt" ||
 	fail "text: no started/finished lines in $out/text.txt"
+[ "$(grep -c '^frame @' "$out/text.txt")" = 2 ] ||
+	fail "text: $out/text.txt does not have the 2 frames drawn"
 echo "trace-writer: text: $(grep -c ' created, size ' "$out/text.txt") creates," \
 	"$(grep -c ' read @' "$out/text.txt") reads, $(grep -c '^frame @' "$out/text.txt") frames"
 echo "trace-writer: pass"
