@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# Builds Mesa at chosen patches of the series, one install per patch, for a
+# per-patch A/B (cost_ab.sh).  One worktree of the Mesa tree and one build
+# directory are reused: each patch is checked out in turn and ninja rebuilds
+# only what it changed.  Each build is installed with DESTDIR under
+# WORK_DIR/prefix/LABEL (the prefix inside is $INNER), and the list of
+# LABEL=PREFIX pairs is written to WORK_DIR/points, in series order.
+#
+# usage: patch_builds.sh SRC_GIT BASE_REF WORK_DIR JOBS "MESON_OPTS" POINT...
+#   SRC_GIT     the Mesa tree with the series applied (branch checked out)
+#   BASE_REF    the pristine base; POINT n is the n-th commit after it
+#   POINT       1-14 are the fixes (label fixNN), 15 and up the features
+#               (label featN, N = POINT - 14)
+set -euo pipefail
+[ $# -ge 6 ] || { sed -n 's/^# usage: //p' "$0" >&2; exit 2; }
+src=$1 base=$2 work=$3 jobs=$4 opts=$5
+shift 5
+INNER=/opt/vramlab-ab
+tree=$work/src build=$work/build
+mkdir -p "$work"
+mapfile -t commits < <(git -C "$src" rev-list --reverse "$base..HEAD")
+[ ${#commits[@]} -gt 0 ] || { echo "patch_builds.sh: no commits after $base" >&2; exit 1; }
+
+if [ ! -e "$tree/.git" ]; then
+	rm -rf "$tree"
+	git -C "$src" worktree prune
+	git -C "$src" worktree add -q --detach "$tree" "${commits[0]}"
+fi
+
+: >"$work/points.new"
+for p in "$@"; do
+	[[ $p =~ ^[1-9][0-9]*$ ]] && [ "$p" -le ${#commits[@]} ] ||
+		{ echo "patch_builds.sh: no patch $p (the series has ${#commits[@]})" >&2; exit 2; }
+	c=${commits[$((p - 1))]}
+	if [ "$p" -le 14 ]; then label=$(printf 'fix%02d' "$p"); else label=feat$((p - 14)); fi
+	git -C "$tree" checkout -q --detach "$c"
+	if [ ! -f "$build/build.ninja" ]; then
+		# shellcheck disable=SC2086
+		meson setup "$build" "$tree" $opts --prefix="$INNER" -Dbuild-tests=false >"$work/setup.log" ||
+			{ tail -20 "$work/setup.log" >&2; exit 1; }
+	fi
+	start=$(date +%s)
+	echo "patch_builds: $label ($(git -C "$tree" log -1 --format=%s))" >&2
+	ninja -C "$build" -j"$jobs" >"$work/build-$label.log" 2>&1 ||
+		{ tail -20 "$work/build-$label.log" >&2; exit 1; }
+	rm -rf "$work/prefix/$label"
+	DESTDIR="$work/prefix/$label" meson install -C "$build" --no-rebuild --quiet >/dev/null
+	echo "patch_builds: $label built in $(( $(date +%s) - start )) s" >&2
+	echo "$label=$work/prefix/$label$INNER" >>"$work/points.new"
+done
+mv "$work/points.new" "$work/points"
