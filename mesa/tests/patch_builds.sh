@@ -38,7 +38,7 @@ for p in "$@"; do
 	git -C "$tree" checkout -q --detach "$c"
 	if [ ! -f "$build/build.ninja" ]; then
 		# shellcheck disable=SC2086
-		meson setup "$build" "$tree" $opts --prefix="$INNER" -Dbuild-tests=false >"$work/setup.log" ||
+		meson setup "$build" "$tree" $opts --prefix="$INNER" --libdir=lib -Dbuild-tests=false >"$work/setup.log" ||
 			{ tail -20 "$work/setup.log" >&2; exit 1; }
 	fi
 	start=$(date +%s)
