@@ -258,32 +258,36 @@ gbm_surface_of(EGLSurface s, int forget)
    return gs;
 }
 
+/* The real eglSwapBuffers or eglDestroySurface, on surface s of d. */
+static EGLBoolean
+real_on_surface(const char *name, EGLDisplay d, EGLSurface s)
+{
+   return ((EGLBoolean(*)(EGLDisplay, EGLSurface))real(name))(d, s);
+}
+
 EGLAPI EGLBoolean EGLAPIENTRY
 eglSwapBuffers(EGLDisplay d, EGLSurface s)
 {
-   EGLBoolean (*swap)(EGLDisplay, EGLSurface) =
-      (EGLBoolean(*)(EGLDisplay, EGLSurface))real("eglSwapBuffers");
    struct gbm_surface *gs = gbm_surface_of(s, 0);
-   EGLBoolean ok = swap(d, s);
+   EGLBoolean ok = real_on_surface("eglSwapBuffers", d, s);
+   struct gbm_bo *bo;
 
-   if (ok && gs) {
-      struct gbm_bo *bo = gbm_surface_lock_front_buffer(gs);
-
-      if (bo)
-         gbm_surface_release_buffer(gs, bo);
-      if (!__atomic_exchange_n(&said_presenting, 1, __ATOMIC_RELAXED))
-         fprintf(stderr, ME ": presenting the pbuffer through GBM\n");
-   }
+   if (!ok || !gs)
+      return ok;
+   /* Nothing scans the buffer out: give it back at once. */
+   bo = gbm_surface_lock_front_buffer(gs);
+   if (bo)
+      gbm_surface_release_buffer(gs, bo);
+   if (!__atomic_exchange_n(&said_presenting, 1, __ATOMIC_RELAXED))
+      fprintf(stderr, ME ": presenting the pbuffer through GBM\n");
    return ok;
 }
 
 EGLAPI EGLBoolean EGLAPIENTRY
 eglDestroySurface(EGLDisplay d, EGLSurface s)
 {
-   EGLBoolean (*destroy)(EGLDisplay, EGLSurface) =
-      (EGLBoolean(*)(EGLDisplay, EGLSurface))real("eglDestroySurface");
    struct gbm_surface *gs = gbm_surface_of(s, 1);
-   EGLBoolean ok = destroy(d, s);
+   EGLBoolean ok = real_on_surface("eglDestroySurface", d, s);
 
    if (gs)
       gbm_surface_destroy(gs);
