@@ -258,18 +258,27 @@ gbm_surface_of(EGLSurface s, int forget)
    return gs;
 }
 
-/* The real eglSwapBuffers or eglDestroySurface, on surface s of d. */
+/* The real eglSwapBuffers or eglDestroySurface, on surface s of d,
+ * looked up once into *slot (a swap is made every frame).
+ */
 static EGLBoolean
-real_on_surface(const char *name, EGLDisplay d, EGLSurface s)
+real_on_surface(void **slot, const char *name, EGLDisplay d, EGLSurface s)
 {
-   return ((EGLBoolean(*)(EGLDisplay, EGLSurface))real(name))(d, s);
+   void *f = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+   if (!f) {
+      f = real(name);
+      __atomic_store_n(slot, f, __ATOMIC_RELAXED);
+   }
+   return ((EGLBoolean(*)(EGLDisplay, EGLSurface))f)(d, s);
 }
 
 EGLAPI EGLBoolean EGLAPIENTRY
 eglSwapBuffers(EGLDisplay d, EGLSurface s)
 {
+   static void *swap;
    struct gbm_surface *gs = gbm_surface_of(s, 0);
-   EGLBoolean ok = real_on_surface("eglSwapBuffers", d, s);
+   EGLBoolean ok = real_on_surface(&swap, "eglSwapBuffers", d, s);
    struct gbm_bo *bo;
 
    if (!ok || !gs)
@@ -286,8 +295,9 @@ eglSwapBuffers(EGLDisplay d, EGLSurface s)
 EGLAPI EGLBoolean EGLAPIENTRY
 eglDestroySurface(EGLDisplay d, EGLSurface s)
 {
+   static void *destroy;
    struct gbm_surface *gs = gbm_surface_of(s, 1);
-   EGLBoolean ok = real_on_surface("eglDestroySurface", d, s);
+   EGLBoolean ok = real_on_surface(&destroy, "eglDestroySurface", d, s);
 
    if (gs)
       gbm_surface_destroy(gs);

@@ -195,12 +195,18 @@ run_env=(
 # pbuffer a GBM window surface, so that each frame ends in the driver as on
 # a desktop (r600's end-of-frame flush); --present pbuffer leaves SDL's
 # pbuffer alone (its swaps reach no driver).
+# Built once into the cache (again when its source is newer): it needs only
+# gbm.h and libgbm.so.1, the same in every prefix.
 if [ "$present" = gbm ]; then
-	present_lib=$home/egl_gbm_present.so
-	cc -shared -fPIC -O2 -Wall -I"$prefix/include" -o "$present_lib" \
-		"$(dirname "$(readlink -f "$0")")/egl_gbm_present.c" \
-		-L"$prefix/lib" -lgbm -ldl -lpthread ||
-		die "could not build egl_gbm_present.so (cc, and gbm.h in $prefix/include)"
+	present_src=$(dirname "$(readlink -f "$0")")/egl_gbm_present.c
+	present_lib=$cache/openarena/egl_gbm_present.so
+	if [ ! "$present_lib" -nt "$present_src" ]; then
+		mkdir -p "$cache/openarena"
+		cc -shared -fPIC -O2 -Wall -I"$prefix/include" -o "$present_lib.$$" "$present_src" \
+			-L"$prefix/lib" -lgbm -ldl -lpthread ||
+			die "could not build egl_gbm_present.so (cc, and gbm.h in $prefix/include)"
+		mv -f "$present_lib.$$" "$present_lib"
+	fi
 	run_env+=(SDL_VIDEO_EGL_DRIVER="$present_lib")
 fi
 # nextdemo quit: the game quits when the demo ends (after printing its
