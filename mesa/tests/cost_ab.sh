@@ -22,13 +22,15 @@ set -euo pipefail
 out=$1 runs=$2 renderer=$3
 shift 3
 here=$(cd "$(dirname "$0")" && pwd)
+bad() { echo "cost_ab.sh: $*" >&2; exit 2; }
+[[ $runs =~ ^[1-9][0-9]?$ ]] || bad "RUNS must be 1 to 99, not '$runs'"
 labels=() prefixes=()
 for a in "$@"; do
-	[[ $a == *=* ]] || { echo "cost_ab.sh: $a: expected LABEL=PREFIX" >&2; exit 2; }
+	[[ $a == ?*=?* ]] || bad "$a: expected LABEL=PREFIX"
+	[ -d "${a#*=}" ] || bad "$a: no prefix ${a#*=}"
+	for l in "${labels[@]}"; do [ "$l" != "${a%%=*}" ] || bad "${a%%=*}: named twice"; done
 	labels+=("${a%%=*}") prefixes+=("${a#*=}")
-	[ -d "${a#*=}" ] || { echo "cost_ab.sh: no prefix ${a#*=}" >&2; exit 1; }
 done
-[[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "cost_ab.sh: RUNS must be a positive number" >&2; exit 2; }
 mkdir -p "$out"
 unset RADEON_BO_SCORE RADEON_BO_TRACE RADEON_BO_TRACE_TEXT
 export RADEON_SHIM_KMS_MINOR=51

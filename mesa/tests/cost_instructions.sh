@@ -17,6 +17,18 @@ set -euo pipefail
 [ $# -ge 6 ] || { sed -n 's/^# usage: //p' "$0" >&2; exit 2; }
 out=$1 frames=$2 runs=$3 glsmoke=$4 shim=$5
 shift 5
+bad() { echo "cost_instructions.sh: $*" >&2; exit 2; }
+[[ $frames =~ ^[1-9][0-9]{0,5}$ ]] || bad "FRAMES must be 1 to 999999, not '$frames'"
+[[ $runs =~ ^[1-9][0-9]?$ ]] || bad "RUNS must be 1 to 99, not '$runs'"
+[ -x "$glsmoke" ] || bad "no glsmoke at $glsmoke"
+[ -e "$shim" ] || bad "no shim at $shim"
+seen=" "
+for a in "$@"; do
+	[[ $a == ?*=?* ]] || bad "$a: expected LABEL=PREFIX"
+	[ -d "${a#*=}" ] || bad "$a: no prefix ${a#*=}"
+	[[ $seen == *" ${a%%=*} "* ]] && bad "${a%%=*}: named twice"
+	seen="$seen${a%%=*} "
+done
 command -v valgrind >/dev/null || "$(dirname "$0")/../../ci/apt-need.sh" valgrind
 mkdir -p "$out"
 : >"$out/cost-instructions.txt"
