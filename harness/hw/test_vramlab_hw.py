@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: MIT
 """Tests of vramlab-hw without a Radeon: --dry-run prints every command in order and changes
 nothing; the refusal without a radeon device; verify against /proc/cmdline and module
-parameters (fake files); the grub edit."""
+parameters (fake files); the grub edit, its backup and restore."""
+import importlib.machinery
+import importlib.util
 import os
 import subprocess
 import sys
+import stat
 import tempfile
 import unittest
 
@@ -181,7 +184,7 @@ class Modes(unittest.TestCase):
         self.assertIn("radeon.evict_window=1024", self.cmdline("--mode", "6.14+fix:window"))
 
     def test_out_of_range_parameters_are_refused_by_name(self):
-        for opt, bad in (("--evict-window", "65537"), ("--move-budget-mbps", "-1"),
+        for opt, bad in (("--evict-window", "1025"), ("--move-budget-mbps", "-1"),
                          ("--lab-cs-end", "3"), ("--lab-cs-end", "-1"),
                          ("--move-budget-ms", "0"), ("--move-budget-ms", "10001"),
                          ("--evict-window", "x")):
@@ -233,6 +236,143 @@ class Modes(unittest.TestCase):
         os.remove(os.path.join(params, "evict_window"))
         rc, out, err = hw(*args)
         self.assertIn("the booted kernel's mode: unknown", out)
+
+
+def load_hw():
+    """vramlab-hw as a module: prepare's grub edit and restore without running update-grub."""
+    loader = importlib.machinery.SourceFileLoader("vramlab_hw", HW)
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("vramlab_hw", loader))
+    loader.exec_module(module)
+    return module
+
+
+class BootConfig(unittest.TestCase):
+    """prepare keeps a backup of the boot configuration; restore puts it back; their dry runs
+    (before or after the command's name) change nothing, also where there is no grub file."""
+    ORIG = 'GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT="quiet splash"\n'
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.grub = os.path.join(self.tmp.name, "grub")
+        self.backup = self.grub + ".vramlab-orig"
+        with open(self.grub, "w") as f:
+            f.write(self.ORIG)
+        os.chmod(self.grub, 0o640)
+        self.mod = load_hw()
+        ran, said = self.ran, self.said = [], []
+
+        class Recording(self.mod.Box):
+            def run(self, argv, env=None, check=True, stdout=None):
+                ran.append(argv)  # update-grub is not run here
+                return 0
+
+            def say(self, text):
+                said.append(text)
+        self.box = Recording(False)
+        self.args = type("Args", (), {"grub": self.grub})
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def read(self, path):
+        with open(path) as f:
+            return f.read()
+
+    def test_prepare_keeps_the_first_backup_with_its_mode(self):
+        self.mod.edit_grub(self.args, self.box, {"vramlimit": 256})
+        self.assertEqual(self.read(self.backup), self.ORIG)
+        self.assertIn("radeon.vramlimit=256", self.read(self.grub))
+        for path in (self.grub, self.backup):
+            self.assertEqual(oct(stat.S_IMODE(os.stat(path).st_mode)), oct(0o640), path)
+        self.mod.edit_grub(self.args, self.box, {"vramlimit": 128})  # a second prepare
+        self.assertEqual(self.read(self.backup), self.ORIG)  # still the configuration before
+        self.assertIn("radeon.vramlimit=128", self.read(self.grub))
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), ["grub", "grub.vramlab-orig"])
+
+    def test_a_planted_backup_name_is_never_written_through(self):
+        victim = os.path.join(self.tmp.name, "victim")
+        with open(victim, "w") as f:
+            f.write("precious\n")
+        os.symlink(victim, self.backup)
+        self.mod.edit_grub(self.args, self.box, {"vramlimit": 256})
+        self.assertEqual(self.read(victim), "precious\n")
+        self.assertIn(f"+ keep {self.backup} (an earlier prepare's: {self.grub} before vramlab)",
+                      self.said)
+
+    def test_restore_undoes_prepare(self):
+        self.mod.edit_grub(self.args, self.box, {"vramlimit": 256})
+        self.mod.restore(self.args, self.box)
+        self.assertEqual(self.read(self.grub), self.ORIG)
+        self.assertEqual(oct(stat.S_IMODE(os.stat(self.grub).st_mode)), oct(0o640))
+        self.assertFalse(os.path.lexists(self.backup))
+        self.assertEqual(self.ran, [["update-grub"]])
+
+    def test_restore_dry_run_prints_the_diff_and_changes_nothing(self):
+        self.mod.edit_grub(self.args, self.box, {"vramlimit": 256})
+        edited = self.read(self.grub)
+        for args in (("--dry-run", "restore", "--grub", self.grub),
+                     ("restore", "--dry-run", "--grub", self.grub)):
+            rc, out, err = hw(*args)
+            self.assertEqual(rc, 0, err)
+            self.assertIn(f"+ edit {self.grub}:", out)
+            self.assertIn('-GRUB_CMDLINE_LINUX_DEFAULT="quiet splash radeon.vramlimit=256"', out)
+            self.assertIn('+GRUB_CMDLINE_LINUX_DEFAULT="quiet splash"', out)
+            self.assertIn(f"+ rm {self.backup}", out)
+            self.assertIn("+ update-grub", out)
+            self.assertEqual(self.read(self.grub), edited)
+            self.assertEqual(self.read(self.backup), self.ORIG)
+
+    def test_restore_without_a_backup_says_so(self):
+        rc, out, err = hw("--dry-run", "restore", "--grub", self.grub)
+        self.assertEqual(rc, 1)
+        self.assertEqual(err.count("\n"), 1, err)
+        self.assertIn("nothing to restore", err)
+
+    def test_dry_run_without_grub_says_what_it_would_do(self):
+        none = os.path.join(self.tmp.name, "none", "grub")
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "256",
+                          "--grub", none)
+        self.assertEqual(rc, 0, err)
+        self.assertIn(f"{none}: No such file or directory here", out)
+        self.assertIn("radeon.vramlimit=256", out)
+        for cmd in (f"+ cp -p {none} {none}.vramlab-orig", f"+ edit {none}", "+ update-grub",
+                    "+ cp -a"):
+            self.assertIn(cmd, out)
+        self.assertEqual(os.listdir(self.tmp.name), ["grub"])
+
+    def test_dry_run_after_the_subcommand(self):
+        common = ("--vramlimit", "256", "--grub", self.grub)
+        rc, before, err = hw("--dry-run", "--allow-no-radeon", "prepare", *common)
+        self.assertEqual(rc, 0, err)
+        rc, after, err = hw("prepare", "--dry-run", "--allow-no-radeon", *common)
+        self.assertEqual((rc, after), (0, before), err)
+        self.assertEqual(self.read(self.grub), self.ORIG)
+        res = os.path.join(self.tmp.name, "results")
+        rc, before, err = hw("--dry-run", "--allow-no-radeon", "run", "--results", res,
+                             "--pts", "/nonexistent/pts")
+        self.assertEqual(rc, 0, err)
+        rc, after, err = hw("run", "--dry-run", "--allow-no-radeon", "--results", res,
+                            "--pts", "/nonexistent/pts")
+        self.assertEqual((rc, after), (0, before), err)
+        self.assertFalse(os.path.exists(res))
+
+    def test_refused_at_parse_time_like_the_real_run(self):
+        for args, opt in ((("run", "--results", "/proc/x"), "--results"),
+                          (("calibrate", "--out", "/proc/x"), "--out"),
+                          (("run", "--results", self.tmp.name, "--tests", "nonsense"), "--tests"),
+                          (("run", "--results", self.tmp.name, "--configs", "baseline,baseline"),
+                           "--configs")):
+            rc, out, err = hw("--dry-run", "--allow-no-radeon", *args)
+            self.assertEqual(rc, 2, (args, out))
+            self.assertEqual(err.count("\n"), 1, err)
+            self.assertIn(f"argument {opt}: ", err)
+            self.assertEqual(out, "")
+
+    def test_help_counts_every_entry_visited(self):
+        rc, out, err = hw("prepare", "--help")
+        self.assertEqual(rc, 0)
+        self.assertNotIn("candidates per scan", out)
+        self.assertIn("LRU entries a scan visits", " ".join(out.split()))
 
 
 if __name__ == "__main__":
