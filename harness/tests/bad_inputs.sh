@@ -9,6 +9,8 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/bad_inputs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 T=$src/../traces/nederland1.bin
 L=$src/../traces/live/glsmoke-barts-6mib.vrl
+ln -s "$T" "$work/link.bin" # @S@: the sample trace by another path
+printf 'started @0\n0x20 created, size 2144734584, prio 0, @2\n0x20 read @5\n' >"$work/imp.txt" # @I@
 n=0 bad=0
 while IFS= read -r line; do
 	[[ $line =~ ^# || -z $line ]] && continue
@@ -19,6 +21,9 @@ while IFS= read -r line; do
 	echo '[]' >"$work/list.json" # a JSON that is no object
 	cmd=${cmd//@T@/$T}; cmd=${cmd//@L@/$L}; cmd=${cmd//@C@/$src/../traces}; cmd=${cmd//@D@/$d}
 	cmd=${cmd//@J@/$work/list.json}; first=${first//@D@/$d}; first=${first//@J@/$work/list.json}
+	cmd=${cmd//@S@/$work/link.bin}; cmd=${cmd//@I@/$work/imp.txt}
+	first=${first//@T@/$T}; first=${first//@L@/$L}; first=${first//@C@/$src/../traces}
+	first=${first//@S@/$work/link.bin}; first=${first//@I@/$work/imp.txt}
 	read -r -a argv <<<"$cmd"
 	case ${argv[0]} in
 	hw) run=(/usr/bin/python3 "$src/hw/vramlab-hw" "${argv[@]:1}") ;;

@@ -22,6 +22,21 @@ void add_train_command(CLI::App &app);
 uint64_t parse_size(const std::string &s);
 // A VRAM size: a plain number is MiB ("256"); with a suffix, bytes that must be whole MiB.
 uint64_t parse_vram_mib(const std::string &s, const char *option = "--vram");
+// A comma-separated option's items (sim_cmd.cc): none empty, none twice (a repeat would count
+// twice in a table), at least one unless it may be empty. CLI::ValidationError naming it.
+std::vector<std::string> split_list(const std::string &s, const char *option,
+                                    bool may_be_empty = false);
+// VRAM sizes in MiB, each once by value ("64" and "64M" are one size).
+std::vector<uint64_t> vram_list(const std::string &s, const char *option);
+// The trace files of a command's arguments, directories expanded (expand_traces()), each file
+// once: one named twice by any path (G and ./G, a link to G, G and a directory holding it, a
+// directory twice) is a usage error naming both spellings, as it would count twice in every
+// total. One list per option; lists given together (decide's --corpus and --live) are checked
+// as one. "-" (stdin) and paths that are not there are left to the reader.
+using TraceLists = std::vector<std::pair<const char *, std::vector<std::string>>>;
+std::vector<std::vector<std::string>> trace_files(const TraceLists &lists);
+std::vector<std::string> trace_files(const std::vector<std::string> &args,
+                                     const char *option = "TRACE");
 // A weights file committed beside the build (harness/weights/<name>), found from the binary.
 std::string default_weights_path(const std::string &name = "handset.txt");
 // `vramlab trace scores` (scores_cmd.cc), registered under `trace`.

@@ -384,9 +384,11 @@ void run_decide(const DecideArgs &a)
 		                                            std::to_string(kMaxEnsemble) +
 		                                            " (the defined variations)");
 	std::vector<std::pair<std::string, bool>> inputs; // path, live
-	for (auto &p : expand_traces(a.corpus))
+	// each trace once, in both sets together (sim --ensemble's are its TRACE arguments)
+	const auto lists = trace_files({{a.decide ? "--corpus" : "TRACE", a.corpus}, {"--live", a.live}});
+	for (auto &p : lists[0])
 		inputs.push_back({p, false});
-	for (auto &p : expand_traces(a.live))
+	for (auto &p : lists[1])
 		inputs.push_back({p, true});
 	if (inputs.empty())
 		throw CLI::ValidationError("TRACE", "no traces given");

@@ -1,11 +1,13 @@
 // vramlab sim: replay traces through simulated VRAM, print the thesis's Figure 20 table and more.
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
+#include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
 
@@ -16,6 +18,94 @@
 #include "sim/run.h"
 
 namespace vramlab {
+
+// What the commands' lists and trace arguments may hold (commands.h): every item once and
+// none empty, as a repeat or a slip of the keyboard would change a total, not the command.
+std::vector<std::string> split_list(const std::string &s, const char *option, bool may_be_empty)
+{
+	std::vector<std::string> out;
+	if (s.empty()) {
+		if (!may_be_empty)
+			throw CLI::ValidationError(option, "is empty");
+		return out;
+	}
+	// every item, also an empty one ("64,,128", "64,"): a slip is refused, not skipped
+	for (size_t from = 0;;) {
+		const size_t comma = s.find(',', from);
+		const std::string item = s.substr(from, comma == std::string::npos ? comma : comma - from);
+		if (item.empty())
+			throw CLI::ValidationError(option, "\"" + s + "\" has an empty item");
+		for (const std::string &o : out)
+			if (o == item)
+				throw CLI::ValidationError(option, "\"" + item + "\" is given twice");
+		out.push_back(item);
+		if (comma == std::string::npos)
+			return out;
+		from = comma + 1;
+	}
+}
+
+std::vector<uint64_t> vram_list(const std::string &s, const char *option)
+{
+	std::vector<uint64_t> out;
+	for (const std::string &v : split_list(s, option)) {
+		const uint64_t mib = parse_vram_mib(v, option);
+		if (std::find(out.begin(), out.end(), mib) != out.end())
+			throw CLI::ValidationError(option, std::to_string(mib) + " MiB is given twice");
+		out.push_back(mib);
+	}
+	return out;
+}
+
+std::vector<std::vector<std::string>> trace_files(const TraceLists &lists)
+{
+	struct Seen {
+		dev_t dev;
+		ino_t ino;
+		std::string said; // as the command line spelled it
+		const char *option;
+	};
+	std::vector<Seen> dirs, files;
+	// The same file by any path: one device and inode (stat follows links). A path that is not
+	// there is left to its reader, which names it.
+	auto once = [](std::vector<Seen> &seen, const std::string &path, const std::string &said,
+	               const char *option, const char *what) {
+		struct stat st;
+		if (path == "-" || stat(path.c_str(), &st) != 0)
+			return;
+		const bool dir = std::string_view(what) == "directory";
+		for (const Seen &s : seen)
+			if (s.dev == st.st_dev && s.ino == st.st_ino)
+				throw CLI::ValidationError(
+				        option, (std::string_view(s.option) == option ? "" : s.option + std::string(" ")) +
+				                        s.said + " and " + said + " are one " + what +
+				                        ", given twice (every total would count " +
+				                        (dir ? "its traces" : "it") + " twice)");
+		seen.push_back({st.st_dev, st.st_ino, said, option});
+	};
+	std::vector<std::vector<std::string>> out;
+	for (const auto &[option, args] : lists) {
+		out.emplace_back();
+		for (const std::string &a : args) {
+			std::error_code ec;
+			const bool dir = std::filesystem::is_directory(a, ec);
+			if (dir)
+				once(dirs, a, "\"" + a + "\"", option, "directory");
+			for (const std::string &f : expand_traces({a})) {
+				once(files, f, "\"" + f + "\"" + (dir ? " (in \"" + a + "\")" : ""), option,
+				     "file");
+				out.back().push_back(f);
+			}
+		}
+	}
+	return out;
+}
+
+std::vector<std::string> trace_files(const std::vector<std::string> &args, const char *option)
+{
+	return trace_files(TraceLists{{option, args}}).front();
+}
+
 
 namespace {
 
@@ -131,43 +221,6 @@ struct SimArgs {
 	std::string gtt_cost = "1"; // kernel model with --ensemble: GTT charge factors
 };
 
-std::vector<std::string> split(const std::string &s)
-{
-	std::vector<std::string> out;
-	std::stringstream ss(s);
-	for (std::string item; std::getline(ss, item, ',');)
-		if (!item.empty())
-			out.push_back(item);
-	return out;
-}
-
-// A list option's items: none twice (a table would add up the runs of a repeated one), and
-// at least one unless it may be empty.
-std::vector<std::string> split_list(const std::string &s, const char *option, bool may_be_empty = false)
-{
-	std::vector<std::string> out = split(s);
-	if (out.empty() && !may_be_empty)
-		throw CLI::ValidationError(option, "is empty");
-	for (size_t i = 0; i < out.size(); i++)
-		for (size_t j = 0; j < i; j++)
-			if (out[i] == out[j])
-				throw CLI::ValidationError(option, "\"" + out[i] + "\" is given twice");
-	return out;
-}
-
-// VRAM sizes: each once, by value ("64" and "64M" are one size)
-std::vector<uint64_t> vram_list(const std::string &s, const char *option)
-{
-	std::vector<uint64_t> out;
-	for (const std::string &v : split_list(s, option)) {
-		const uint64_t mib = parse_vram_mib(v, option);
-		if (std::find(out.begin(), out.end(), mib) != out.end())
-			throw CLI::ValidationError(option, std::to_string(mib) + " MiB is given twice");
-		out.push_back(mib);
-	}
-	return out;
-}
-
 struct Total {
 	uint64_t cost = 0, evictions = 0, evicted_bytes = 0, eviction_events = 0, entries = 0,
 	         frag_sum = 0, frag_samples = 0, declined = 0;
@@ -241,7 +294,7 @@ std::string default_vram(const SimArgs &a)
 void run_kernel(const SimArgs &a)
 {
 	KernelSimArgs k;
-	k.inputs = a.inputs;
+	k.inputs = trace_files(a.inputs); // each once, before the sizes are read from them
 	k.policies = split_list(a.policies_given ? a.policies : kDefaultKernelPolicies,
 	                        "--policies");
 	if (k.policies.empty())
@@ -294,7 +347,7 @@ void run_kernel(const SimArgs &a)
 			throw CLI::ValidationError("--ensemble", "reports the whole corpus and its clean "
 			                                         "part itself: leave out --on-impossible");
 		DecideArgs d;
-		d.corpus = a.inputs;
+		d.corpus = k.inputs;
 		d.policies = k.policies;
 		d.baselines = split_list(a.baselines, "--baselines", true);
 		d.vram_mib = k.vram_mib;
@@ -340,7 +393,7 @@ void run(const SimArgs &a)
 		throw CLI::ValidationError("--cost", "is for --model kernel (the thesis model keeps the "
 		                                     "thesis's cost units, sim/cost.h)");
 	RunSpec spec;
-	spec.traces = expand_traces(a.inputs);
+	spec.traces = trace_files(a.inputs);
 	spec.policies = split_list(a.policies, "--policies");
 	if (spec.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");

@@ -40,7 +40,7 @@ void cmd_stats(const std::vector<std::string> &files, bool json)
 		            "destroys", "on_destr.", "rep.destr", "unused", "impossible", "max_MiB");
 	std::vector<std::string> damaged;
 	uint64_t impossible = 0, traces = 0;
-	for (auto &f : expand_traces(files)) {
+	for (auto &f : trace_files(files, "FILE")) {
 		auto r = open_trace(f);
 		const TraceStats s = compute_stats(*r, f == "-" ? "stdin" : base_name(f));
 		if (json) {
@@ -414,7 +414,7 @@ void add_trace_commands(CLI::App &app)
 	exp->add_option("-o,--output", exp_out, "the header to write")->required();
 	exp->add_option("--max-cs", exp_cs, "command submissions kept from the start of each trace")
 	    ->capture_default_str();
-	exp->callback([] { cmd_export_kunit(exp_in, exp_out, exp_cs); });
+	exp->callback([] { cmd_export_kunit(trace_files(exp_in), exp_out, exp_cs); });
 }
 
 } // namespace vramlab

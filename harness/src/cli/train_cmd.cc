@@ -37,11 +37,12 @@ struct SplitArgs {
 std::vector<std::string> split_traces(const SplitArgs &a)
 {
 	if (a.split.empty())
-		return a.traces;
+		return trace_files(a.traces, "TRACES"); // each once: a repeat would weigh it twice
 	std::ifstream f(a.split);
 	if (!f)
 		throw TraceError(a.split + ": cannot read");
 	std::vector<std::string> out;
+	std::vector<unsigned> lines; // of each of out
 	std::string line;
 	for (unsigned n = 1; std::getline(f, line); n++) {
 		const auto hash = line.find('#');
@@ -65,7 +66,15 @@ std::vector<std::string> split_traces(const SplitArgs &a)
 		if (found.empty())
 			throw TraceError(a.split + ":" + std::to_string(n) + ": " + name +
 			                 " is in none of the trace directories (--traces-dir)");
+		for (size_t i = 0; i < out.size(); i++) { // by any path: a repeat would weigh it twice
+			std::error_code ec;
+			if (std::filesystem::equivalent(out[i], found, ec))
+				throw TraceError(a.split + ":" + std::to_string(n) + ": \"" + found +
+				                 "\" and line " + std::to_string(lines[i]) + "'s \"" + out[i] +
+				                 "\" are one file, given twice");
+		}
 		out.push_back(found);
+		lines.push_back(n);
 	}
 	if (out.empty())
 		throw TraceError(a.split + ": no \"" + a.set + "\" traces");
@@ -75,14 +84,11 @@ std::vector<std::string> split_traces(const SplitArgs &a)
 Objective make_objective(const SplitArgs &a, bool progress)
 {
 	ObjectiveConfig oc;
-	oc.vram_mib.clear();
-	for (auto &v : a.vram) {
-		const uint64_t mib = parse_vram_mib(v);
-		// one rule with sim and decide: a size once (a repeat would weigh it twice)
-		if (std::find(oc.vram_mib.begin(), oc.vram_mib.end(), mib) != oc.vram_mib.end())
-			throw CLI::ValidationError("--vram", std::to_string(mib) + " MiB is given twice");
-		oc.vram_mib.push_back(mib);
-	}
+	// one rule with sim and decide: a size once (a repeat would weigh it twice), no empty item
+	std::string sizes;
+	for (size_t i = 0; i < a.vram.size(); i++)
+		sizes += (i ? "," : "") + a.vram[i];
+	oc.vram_mib = vram_list(sizes, "--vram");
 	oc.window = a.window;
 	oc.topdown_kib = a.topdown;
 	oc.tolerance = a.tolerance;
@@ -111,8 +117,8 @@ void add_problem_options(CLI::App *c, SplitArgs &a)
 	c->add_option("--split", a.split, "split file (train/validate lines of trace names)");
 	c->add_option("--traces-dir", a.dirs, "directories the split file's names are found in")
 	    ->capture_default_str();
-	c->add_option("--vram", a.vram, "VRAM sizes in MiB (under pressure)")
-	    ->delimiter(',')
+	// split by vram_list(), which refuses an empty item (CLI11's delimiter skips it)
+	c->add_option("--vram", a.vram, "VRAM sizes in MiB (under pressure), comma-separated")
 	    ->capture_default_str();
 	c->add_option("--window", a.window, "radeon.bo_score_window")
 	    ->check(CLI::Range(1, 4096))
@@ -245,6 +251,14 @@ struct EvalArgs {
 // of each trained network against LRU.
 void run_eval(EvalArgs &a)
 {
+	for (size_t i = 0; i < a.weights.size(); i++) // a row each: a repeat is a slip
+		for (size_t j = 0; j < i; j++) {
+			std::error_code ec;
+			if (std::filesystem::equivalent(a.weights[j], a.weights[i], ec))
+				throw CLI::ValidationError("--weights", "\"" + a.weights[j] + "\" and \"" +
+				                                            a.weights[i] +
+				                                            "\" are one file, given twice");
+		}
 	const bool progress = isatty(STDERR_FILENO);
 	const Objective o = make_objective(a.p, progress);
 	const size_t ns = o.config().vram_mib.size(), nt = o.traces().size();

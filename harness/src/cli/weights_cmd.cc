@@ -94,7 +94,7 @@ void calibrate(const CalibrateArgs &a)
 	const Mlp m = Mlp::load(a.weights);
 	const Refresh rule = parse_refresh(a.refresh);
 	const uint64_t vram = parse_vram_mib(a.vram) << 20;
-	const std::vector<std::string> traces = expand_traces(a.traces);
+	const std::vector<std::string> traces = trace_files(a.traces, "TRACES");
 	for (auto &t : traces)
 		if (t == "-")
 			throw CLI::ValidationError("TRACES", "calibrate reads each trace twice: give files, "

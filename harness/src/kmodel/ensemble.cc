@@ -1,5 +1,6 @@
 #include "kmodel/ensemble.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -126,7 +127,11 @@ std::vector<double> parse_factors(const std::string &s, const char *what, double
 {
 	std::vector<double> out;
 	std::stringstream ss(s);
+	if (!s.empty() && s.back() == ',') // getline would not see the empty last item
+		throw std::invalid_argument(std::string(what) + ": \"" + s + "\" has an empty item");
 	for (std::string item; std::getline(ss, item, ',');) {
+		if (item.empty())
+			throw std::invalid_argument(std::string(what) + ": \"" + s + "\" has an empty item");
 		size_t end = 0;
 		double v = 0;
 		try {
@@ -142,6 +147,8 @@ std::vector<double> parse_factors(const std::string &s, const char *what, double
 			throw std::invalid_argument(std::string(what) + ": " + item +
 			                            " is out of range (0, " + m + "]");
 		}
+		if (std::find(out.begin(), out.end(), v) != out.end()) // a band twice weighs it twice
+			throw std::invalid_argument(std::string(what) + ": \"" + item + "\" is given twice");
 		out.push_back(v);
 	}
 	if (out.empty())

@@ -63,7 +63,8 @@ inline double band_transfer_us(const KernelResult &r, const KernelConfig &c, con
 	                        r.gtt_access_bytes, c, b);
 }
 
-// "1,2,4" -> factors; each must be > 0 and <= 1000. std::invalid_argument names the value.
+// "1,2,4" -> factors; each must be > 0 and <= max, and given once (a band twice would weigh
+// twice), no item empty. std::invalid_argument names the value.
 std::vector<double> parse_factors(const std::string &s, const char *what, double max);
 
 } // namespace vramlab
