@@ -9,9 +9,11 @@ errors and with every figure. Usage: test_report.py VRAMLAB SOURCE_DIR"""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 VRAMLAB, SRC = sys.argv[1], sys.argv[2]
@@ -70,15 +72,16 @@ class Report(unittest.TestCase):
         subprocess.run([PY, os.path.join(SRC, "hw", "vramlab-hw"), "calibrate", "--from-raw", raw,
                         "--out", cls.calibration], check=True, capture_output=True)
         cls.out = os.path.join(cls.tmp, "out")
-        r = subprocess.run([PY, REPORT, "--calibration", cls.calibration, "-o", cls.out, "--pts", os.path.join(DATA, "composite.xml"),
-                            "--frametimes", ft, "--vramlab", VRAMLAB,
-                            "--counters", os.path.join(DATA, "counters"),
-                            "--live", os.path.join(DATA, "live", "glsmoke-6-lru.json"),
-                            "--live", os.path.join(DATA, "live", "glsmoke-6-minmax+key.json"),
-                            "--sim-kernel", sim, "--gain-vram", "2", "--train", log,
-                            "--fragmentation", cls.frag["thesis"],
-                            "--fragmentation", cls.frag["kernel"], "--decide", cls.decide],
-                           capture_output=True, text=True)
+        cls.inputs = ["--calibration", cls.calibration, "--pts", os.path.join(DATA, "composite.xml"),
+                      "--frametimes", ft, "--vramlab", VRAMLAB,
+                      "--counters", os.path.join(DATA, "counters"),
+                      "--live", os.path.join(DATA, "live", "glsmoke-6-lru.json"),
+                      "--live", os.path.join(DATA, "live", "glsmoke-6-minmax+key.json"),
+                      "--sim-kernel", sim, "--gain-vram", "2", "--train", log,
+                      "--fragmentation", cls.frag["thesis"],
+                      "--fragmentation", cls.frag["kernel"], "--decide", cls.decide]
+        r = subprocess.run([PY, REPORT, "-o", cls.out] + cls.inputs, capture_output=True,
+                           text=True)
         assert r.returncode == 0, r.stderr
         with open(os.path.join(cls.out, "report.json")) as f:
             cls.report = json.load(f)
@@ -109,6 +112,45 @@ class Report(unittest.TestCase):
         r = subprocess.run(["/usr/bin/python3", REPORT, "-o", bad, "--decide", self.decide],
                            capture_output=True, text=True)
         self.assertIn("exists and is not a directory", r.stderr)
+
+    def test_interrupt_is_one_line_and_leaves_whole_files(self):
+        """SIGINT (130) or SIGTERM (143) at several moments: one line, no traceback; a
+        directory the run made is gone; in an existing one every file is whole (the old page
+        or a new one) and no temporary file is left."""
+        for signum, delay in ((signal.SIGINT, 0.3), (signal.SIGINT, 1.5),
+                              (signal.SIGINT, 5.0), (signal.SIGTERM, 1.5)):
+            for existing in (False, True):
+                out = os.path.join(self.tmp, f"cut-{signum}-{delay}-{existing}")
+                if existing:
+                    os.mkdir(out)
+                    with open(os.path.join(out, "index.html"), "w") as f:
+                        f.write("<html>old</html>\n")
+                p = subprocess.Popen([PY, REPORT, "-o", out] + self.inputs,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                time.sleep(delay)
+                p.send_signal(signum)
+                _, err = p.communicate(timeout=120)
+                what = f"{signal.Signals(signum).name} after {delay} s"
+                if p.returncode == 0:
+                    continue  # done before the signal: nothing to check
+                self.assertEqual(p.returncode, 128 + signum, (what, err))
+                self.assertEqual(err, "vramlab-report: interrupted\n", what)
+                if not existing:
+                    self.assertFalse(os.path.exists(out), f"{what}: {out} left")
+                    continue
+                left = os.listdir(out)
+                self.assertEqual([n for n in left if n.startswith(".")], [], what)
+                with open(os.path.join(out, "index.html")) as f:
+                    page = f.read()
+                self.assertTrue(page == "<html>old</html>\n" or page.endswith("</html>\n"),
+                                what)
+                for name in left:
+                    if name.endswith(".png"):
+                        with open(os.path.join(out, name), "rb") as f:
+                            self.assertTrue(f.read().endswith(b"IEND\xaeB`\x82"), (what, name))
+                    if name.endswith(".svg"):
+                        with open(os.path.join(out, name)) as f:
+                            self.assertTrue(f.read().rstrip().endswith("</svg>"), (what, name))
 
     def test_pts_statistics(self):
         b, s = self.row("OpenArena", "baseline"), self.row("OpenArena", "scoring")
