@@ -25,6 +25,7 @@ import os
 import re
 
 import numbers_text  # kernel/numbers_text.py, beside this script
+import vramlab_safe_write as safe  # harness/python, put on the path by numbers_text
 
 BEGIN = "<!-- v3-numbers:begin -->"
 END = "<!-- v3-numbers:end -->"
@@ -179,9 +180,7 @@ def collect(a):
     if a.lab:
         data["lab"] = patch_subjects(a.lab)
     os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
-    with open(a.out, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=1, sort_keys=True)
-        f.write("\n")
+    safe.write_text(a.out, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def pct(x):
@@ -303,8 +302,7 @@ def fill(a):
             die(f"{a.cover}: no '{marker}'")
     cover = cover.replace("*** SUBJECT HERE ***", subject, 1)
     cover = cover.replace("*** BLURB HERE ***", body, 1)
-    with open(a.cover, "w", encoding="utf-8") as fh:
-        fh.write(cover)
+    safe.write_text(a.cover, cover)
 
 
 def readme(a):

@@ -26,6 +26,7 @@ import json
 import re
 
 import numbers_text  # kernel/numbers_text.py, beside this script
+import vramlab_safe_write as safe  # harness/python, put on the path by numbers_text
 
 BEGIN, END = "<!-- lru-6.14:begin -->", "<!-- lru-6.14:end -->"
 FRONT_BEGIN, FRONT_END = "<!-- boot:begin -->", "<!-- boot:end -->"
@@ -84,9 +85,7 @@ def collect(a):
            "replays": j.get("replays"), "band": BAND, "ensemble": j["config"]["ensemble"],
            "on_destroyed": j["config"]["on_destroyed"], "traces": traces,
            "bands": [b["label"] for b in j["config"]["bands"]], "rows": rows}
-    with open(a.out, "w", encoding="utf-8") as f:
-        json.dump(out, f, indent=1)
-        f.write("\n")
+    safe.write_text(a.out, json.dumps(out, indent=1) + "\n")
 
 
 def pct(x):

@@ -2,7 +2,11 @@
 """What cover-letter.py and lru-614.py share: the measured numbers read from JSON, and a text
 file's block rewritten from them or, with --check, compared with what they give."""
 import json
+import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "harness", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 
 def die(prog, msg):
@@ -33,5 +37,7 @@ def write_or_check(prog, path, old, new, check, up_to_date, stale):
             die(prog, stale)
         print(up_to_date)
     elif new != old:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(new)
+        try:
+            safe.write_text(path, new)
+        except OSError as e:
+            die(prog, str(e))

@@ -12,6 +12,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "harness", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
+
 COLUMNS = ["program", "vram_mib", "config", "frames", "cs", "evictions", "mib_moved",
            "transfer_ms", "p50_ms", "p95_ms", "p99_ms", "max_ms", "stutter"]
 
@@ -79,7 +82,7 @@ def plot(rows, path):
     axes[0].legend()
     fig.suptitle("virtual radeon: live runs through the kernel model")
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    safe.savefig(fig, path, dpi=100)
 
 
 def main():
@@ -93,13 +96,12 @@ def main():
     text = table(rows)
     print(text)
     if prefix:
-        with open(prefix + ".md", "w") as f:
-            f.write(text + "\n")
-        with open(prefix + ".csv", "w", newline="") as f:
+        safe.write_text(prefix + ".md", text + "\n")
+        with safe.open_output(prefix + ".csv", newline="") as f:
             w = csv.DictWriter(f, fieldnames=COLUMNS)
             w.writeheader()
             w.writerows(rows)
-        with open(prefix + ".json", "w") as f:
+        with safe.open_output(prefix + ".json") as f:
             json.dump({"schema": "vramlab-vradeon-report", "version": 1, "runs": rows}, f, indent=1)
         plot(rows, prefix + ".png")
         print(f"report: {prefix}.md .csv .json .png")

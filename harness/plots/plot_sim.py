@@ -3,6 +3,7 @@
 baseline (the first policy), per VRAM size, summed over traces. Runs with Debian's python3
 (python3-matplotlib). Usage: plot_sim.py RESULT.json OUT.png"""
 import json
+import os
 import sys
 from collections import defaultdict
 
@@ -10,6 +11,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 
 def main():
@@ -48,7 +52,10 @@ def main():
     ax1.set_title(f"{j['config']['traces']} traces, events on destroyed ids: "
                   f"{j['config']['on_destroyed']}")
     fig.tight_layout()
-    fig.savefig(sys.argv[2], dpi=100)
+    try:
+        safe.savefig(fig, sys.argv[2], dpi=100)
+    except OSError as e:
+        sys.exit(f"plot_sim.py: {e}")
     print(f"wrote {sys.argv[2]}")
 
 

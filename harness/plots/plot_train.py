@@ -5,12 +5,16 @@ can be compared side by side. Fitness: 1 is LRU, lower is better (docs/training.
 with Debian's python3 (python3-matplotlib). Usage: plot_train.py OUT.png LOG.json..."""
 import json
 import math
+import os
 import sys
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 
 def main():
@@ -41,7 +45,10 @@ def main():
     ax1.set_title("training progress")
     ax2.set_title("best network per CPU hour")
     fig.tight_layout()
-    fig.savefig(sys.argv[1], dpi=100)
+    try:
+        safe.savefig(fig, sys.argv[1], dpi=100)
+    except OSError as e:
+        sys.exit(f"plot_train.py: {e}")
     print(f"plot: {sys.argv[1]}")
 
 

@@ -6,8 +6,12 @@ usage: evict-cost.py BASE_LOG SERIES_LOG [--json FILE]
 """
 import argparse
 import json
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "harness", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 LINE = re.compile(r"evict-cost case=(\S+) vram=(\d+) window=(\d+) fillers=(\d+) "
                   r"evicted=(\d+) ns_min=(\d+) ns_median=(\d+) ns_max=(\d+)")
@@ -52,8 +56,7 @@ def main():
               f"{r['fillers']:>7} {r['evicted']:>7} {r['ns_median'] / 1000:>10.1f} "
               f"{r['ns_min'] / 1000:>8.1f}..{r['ns_max'] / 1000:<8.1f} {vs:>8}")
     if a.json:
-        with open(a.json, "w") as f:
-            json.dump(rows, f, indent=1)
+        safe.write_text(a.json, json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

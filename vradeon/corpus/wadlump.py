@@ -5,8 +5,12 @@
 dsda-doom plays demos from files only (not from a WAD's DEMOn lumps). A WAD is a 12-byte
 header ("IWAD" or "PWAD", the lump count, the directory's offset) and a directory of 16-byte
 entries (offset, size, an 8-byte name padded with NULs)."""
+import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "harness", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 if len(sys.argv) != 4:
     sys.exit(__doc__)
@@ -18,7 +22,10 @@ if magic not in (b"IWAD", b"PWAD"):
 for i in range(count):
     offset, size, raw = struct.unpack_from("<ii8s", data, table + 16 * i)
     if raw.rstrip(b"\0").decode("ascii", "replace").upper() == name:
-        open(out, "wb").write(data[offset:offset + size])
+        try:
+            safe.write_bytes(out, data[offset:offset + size])
+        except OSError as e:
+            sys.exit(f"wadlump.py: {e}")
         break
 else:
     sys.exit(f"wadlump.py: no lump {name} in {wad}")

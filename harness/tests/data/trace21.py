@@ -1,5 +1,10 @@
 """A writer of small hand-made vramlab v2.1 traces (uncompressed; harness/docs/trace-v2.md) for
 the test data scripts (make_edge_trace.py, make_dup_trace.py) and cli_test.sh."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 VRAM, GTT, CPU = 1, 2, 4
 
@@ -51,5 +56,4 @@ class Trace:
         self.out.append(15)
         self.out.extend(uleb(0))
         self.out.extend(uleb(self.records))
-        with open(path, "wb") as f:
-            f.write(self.out)
+        safe.write_bytes(path, bytes(self.out))
