@@ -37,6 +37,9 @@ using TraceLists = std::vector<std::pair<const char *, std::vector<std::string>>
 std::vector<std::vector<std::string>> trace_files(const TraceLists &lists);
 std::vector<std::string> trace_files(const std::vector<std::string> &args,
                                      const char *option = "TRACE");
+// A run that --on-impossible exclude left without a trace: TraceError (a table of zeros is no
+// answer).
+void refuse_nothing_left(const std::vector<TraceLoad> &loads);
 // A weights file committed beside the build (harness/weights/<name>), found from the binary.
 std::string default_weights_path(const std::string &name = "handset.txt");
 // `vramlab trace scores` (scores_cmd.cc), registered under `trace`.

@@ -442,6 +442,10 @@ void run_decide(const DecideArgs &a)
 		if (std::find(base_of.begin(), base_of.end(), at) == base_of.end())
 			base_of.push_back(at);
 	}
+	if (choices.size() == 1) // no row: every row pairs a policy with a baseline
+		throw CLI::ValidationError("--policies", "\"" + names[0] + "\" alone compares "
+		                                         "nothing: name policies to pair with it "
+		                                         "(lru,window)");
 	std::vector<CostBand> bands;
 	for (double g : a.gtt_factors)
 		for (double p : a.pcie_gbps)

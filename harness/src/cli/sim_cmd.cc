@@ -106,6 +106,13 @@ std::vector<std::string> trace_files(const std::vector<std::string> &args, const
 	return trace_files(TraceLists{{option, args}}).front();
 }
 
+void refuse_nothing_left(const std::vector<TraceLoad> &loads)
+{
+	if (std::all_of(loads.begin(), loads.end(), [](const TraceLoad &l) { return l.excluded; }))
+		throw TraceError("--on-impossible exclude: every trace (" + std::to_string(loads.size()) +
+		                 ") has impossible creates: nothing is left to replay");
+}
+
 
 namespace {
 
@@ -431,6 +438,7 @@ void run(const SimArgs &a)
 #endif
 
 	const RunOutput out = run_all(spec);
+	refuse_nothing_left(out.loads); // before the table and the JSON
 
 	// Totals per (VRAM size, policy), summed over traces, as the thesis's benchmark mode printed.
 	std::map<std::pair<uint64_t, std::string>, Total> tot;

@@ -92,6 +92,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 	}
 	if (progress)
 		std::fprintf(stderr, "\r\033[K");
+	refuse_nothing_left(loads); // before the table and the JSON
 	const double secs =
 	        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
