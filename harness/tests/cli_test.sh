@@ -561,6 +561,21 @@ grep -q "no --vram: the sizes the traces were recorded at, 6 MiB" "$work/dv.err"
 out=$("$bin" sim --model kernel --policies lru --json - "$traces"/nederland1.bin 2>/dev/null)
 /usr/bin/python3 -c 'import json,sys; r=json.loads(sys.argv[1])["results"]; assert len(r) == 9, r' "$out" &&
 	ok || bad "default vram of a thesis trace"
+# With --ensemble too (issue 45: it ran them at 64 MiB-4 GiB, every row +0.00%).
+out=$("$bin" sim --model kernel --ensemble 2 --policies lru,minmax --json - "$live" 2>"$work/dve.err")
+grep -q "no --vram: the sizes the traces were recorded at, 6 MiB" "$work/dve.err" &&
+	/usr/bin/python3 -c 'import json,sys; s=json.loads(sys.argv[1])["summary"]; assert {r["vram_mib"] for r in s} == {6} and s[0]["transfer_change_pct"]["median"] != 0, s' "$out" &&
+	ok || bad "default vram of a live trace with --ensemble: $(cat "$work/dve.err")"
+# A header's vram_bytes that is no card's size is an error (it was the nine sizes, silently).
+for v in 6291457 62914x6; do
+	zstd -dc "$live" | /usr/bin/python3 -c 'import sys; d=sys.stdin.buffer.read(); sys.stdout.buffer.write(d.replace(b"vram_bytes=6291456", b"vram_bytes=" + sys.argv[1].encode(), 1))' "$v" >"$work/vb.vrl"
+	expect_fail "header vram_bytes=$v" "vb.vrl: header vram_bytes=\"*$v\"* is not a" \
+		"$bin" sim --model kernel --policies lru "$work/vb.vrl"
+done
+# A split file that names one trace twice (it would weigh twice) names both lines.
+printf 'train nederland1.bin\nvalidate nexuiz1.bin\ntrain ./nederland1.bin\n' >"$work/dup.split"
+expect_fail "split names a trace twice" "dup.split:3: \"$traces/./nederland1.bin\" and line 1's \"$traces/nederland1.bin\" are one file" \
+	"$bin" train --split "$work/dup.split" --traces-dir "$traces" --vram 64 --generations 1
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -572,6 +572,12 @@ TEST(ScoreContract, TheVramInputComesFromTheHeader)
 	EXPECT_EQ(trace_vram_bytes(info, "t.vrl", 123), 1073741824u);
 	info.meta["vram_bytes"] = "1G";
 	EXPECT_THROW(trace_vram_bytes(info, "t.vrl", 0), TraceError);
+	// no VRAM, or not a card's (whole MiB): trace convert --meta refuses them too
+	for (const char *v : {"0", "6291457", "2199023255552"}) {
+		info.meta["vram_bytes"] = v;
+		EXPECT_THROW(trace_vram_bytes(info, "t.vrl", 123), TraceError) << v;
+	}
+	EXPECT_EQ(parse_vram_bytes("6291456"), 6291456u);
 }
 
 TEST(Calibration, TheOutputLayerIsRescaledAndTheRankingKept)

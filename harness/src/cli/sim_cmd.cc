@@ -15,6 +15,7 @@
 #include "cli/decide.h"
 #include "cli/sim_kernel.h"
 #include "kmodel/kernel_json.h"
+#include "mlp/score_contract.h"
 #include "sim/run.h"
 
 namespace vramlab {
@@ -269,21 +270,15 @@ ReplayOptions replay_options(const SimArgs &a)
 // trace at 64 MiB and up evicts nothing: a table of zeros is no answer.
 std::string default_vram(const SimArgs &a)
 {
-	if (a.vram_given || a.ensemble_given)
+	if (a.vram_given) // also with --ensemble: a live trace's size is its size on every board
 		return a.vram;
 	std::vector<uint64_t> mib;
 	for (const std::string &t : expand_traces(a.inputs)) {
 		const auto reader = open_trace(t); // alive while its header is read
-		const auto &meta = reader->info().meta;
-		const auto it = meta.find("vram_bytes");
-		uint64_t b = 0;
-		try {
-			b = it == meta.end() ? 0 : std::stoull(it->second);
-		} catch (const std::exception &) {
-			b = 0;
-		}
-		if (!b || b % (1 << 20))
+		if (!reader->info().meta.count("vram_bytes"))
 			return a.vram;
+		// read as trace scores reads it: a bad one is an error, not the nine sizes
+		const uint64_t b = trace_vram_bytes(reader->info(), t, 0);
 		if (std::find(mib.begin(), mib.end(), b >> 20) == mib.end())
 			mib.push_back(b >> 20);
 	}
@@ -323,7 +318,7 @@ void run_kernel(const SimArgs &a)
 			throw CLI::ValidationError("--policies", e.what());
 		}
 	}
-	if (a.vram_given || a.ensemble_given) // else below, once every option is checked
+	if (a.vram_given) // else below, once every option is checked
 		k.vram_mib = vram_list(a.vram, "--vram");
 	k.too_big = a.too_big.empty() ? 0 : a.too_big == "refuse" ? 1 : 2;
 	const uint64_t thr = parse_size(a.threshold);

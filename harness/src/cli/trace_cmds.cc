@@ -1,9 +1,11 @@
 // vramlab trace stats | show | convert | repair
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/export_kunit.h"
+#include "mlp/score_contract.h"
 #include "sim/run.h"
 #include "trace/format.h"
 #include "trace/filters.h"
@@ -183,11 +185,40 @@ uint32_t count_creates(const std::string &file)
 	return n;
 }
 
+// --meta key=value: what a v2 header holds, each key once, and vram_bytes as its readers read
+// it (sim, trace scores): a file they would refuse is not written.
+void check_meta(const std::vector<std::string> &meta, Format target)
+{
+	if (!meta.empty() && target != Format::V2)
+		throw CLI::ValidationError("--meta", "changes nothing: " + std::string(format_name(target)) +
+		                                          " has no header (write v2)");
+	std::vector<std::string> keys;
+	for (const std::string &kv : meta) {
+		const auto eq = kv.find('=');
+		if (eq == std::string::npos || eq == 0)
+			throw CLI::ValidationError("--meta", "wants key=value, got \"" + kv + "\"");
+		const std::string key = kv.substr(0, eq);
+		if (kv.find('\n') != std::string::npos)
+			throw CLI::ValidationError("--meta", "\"" + key + "\": a header entry is one line");
+		if (std::find(keys.begin(), keys.end(), key) != keys.end())
+			throw CLI::ValidationError("--meta", "\"" + key + "\" is given twice");
+		keys.push_back(key);
+		if (key == "vram_bytes") {
+			try {
+				parse_vram_bytes(kv.substr(eq + 1));
+			} catch (const std::invalid_argument &e) {
+				throw CLI::ValidationError("--meta", e.what());
+			}
+		}
+	}
+}
+
 void cmd_convert(const std::string &in, const std::string &out, const std::string &to,
                  const std::vector<std::string> &meta)
 {
-	auto raw = open_trace(in);
 	const Format target = format_for_output(out, to, Format::V2);
+	check_meta(meta, target); // before the input is read
+	auto raw = open_trace(in);
 	// v2 forbids events on a destroyed id (trace-v2.md): they are dropped and counted. Formats
 	// without CS records get each buffer of a CS as a read or write.
 	std::unique_ptr<SkipDestroyed> skip;
@@ -207,12 +238,8 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	if (!info.meta.count("source"))
 		info.meta["source"] = "converted from " + std::string(format_name(r->info().format)) +
 		                      " " + base_name(in);
-	for (auto &kv : meta) {
-		auto eq = kv.find('=');
-		if (eq == std::string::npos || eq == 0)
-			throw TraceError("--meta wants key=value, got \"" + kv + "\"");
-		info.meta[kv.substr(0, eq)] = kv.substr(eq + 1);
-	}
+	for (auto &kv : meta) // check_meta() has read them
+		info.meta[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
 	// Only a 2.2 file has high-priority uses; a v2 output keeps them where they are.
 	std::vector<bool> use;
 	if (target != Format::V2 && info.v2_minor >= 2)

@@ -113,6 +113,17 @@ void track_event(ScoreTracker &t, const Event &e)
 	}
 }
 
+uint64_t parse_vram_bytes(const std::string &v)
+{
+	if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
+		throw std::invalid_argument("vram_bytes=\"" + v + "\" is not a number of bytes");
+	const uint64_t b = std::stoull(v);
+	if (!b || b % (1 << 20) || b > (1ull << 40))
+		throw std::invalid_argument("vram_bytes=" + v + " is not a VRAM size (a whole number "
+		                            "of MiB, 1 MiB to 1 TiB)");
+	return b;
+}
+
 uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64_t fallback)
 {
 	auto it = info.meta.find("vram_bytes");
@@ -122,10 +133,11 @@ uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64
 			                        "input); give one with --vram");
 		return fallback;
 	}
-	const std::string &v = it->second;
-	if (v.empty() || v.size() > 19 || v.find_first_not_of("0123456789") != std::string::npos)
-		throw TraceError(name + ": header vram_bytes=\"" + v + "\" is not a number of bytes");
-	return std::stoull(v);
+	try {
+		return parse_vram_bytes(it->second);
+	} catch (const std::invalid_argument &e) {
+		throw TraceError(name + ": header " + e.what());
+	}
 }
 
 void ScoreCheckPart::add(const ScoreMismatch &m)

@@ -66,6 +66,10 @@ private:
 // nothing.
 void track_event(ScoreTracker &t, const Event &e);
 
+// A header's vram_bytes as every reader takes it (the score's VRAM input, sim's recorded size)
+// and trace convert --meta checks it: bytes, a whole number of MiB from 1 MiB to 1 TiB, as a
+// card has. std::invalid_argument saying what is wrong.
+uint64_t parse_vram_bytes(const std::string &v);
 // The VRAM size input of a trace: its header's vram_bytes, else `fallback` (0: an error).
 uint64_t trace_vram_bytes(const TraceInfo &info, const std::string &name, uint64_t fallback);
 
