@@ -113,10 +113,17 @@ void run_kernel_sim(const KernelSimArgs &a)
 		t.cs += row.r.cs;
 	}
 	const std::string &base = a.policies[0];
+	uint64_t skipped = 0; // events on destroyed ids left out (skip: all; repair: unresolved)
+	for (auto &l : loads)
+		skipped += l.skipped;
+	const bool repair = a.replay.destroyed == OnDestroyed::Repair;
 	std::fprintf(tab, "kernel model (stock radeon + vramlab series; KERNEL:policy runs that "
 	            "kernel's submission path, else 6.12): %zu traces, baseline %s, "
-	            "topdown_threshold %u KiB, bo_score_window %u\n\n",
-	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window);
+	            "topdown_threshold %u KiB, bo_score_window %u, events on destroyed ids: %s "
+	            "(%llu %s)\n\n",
+	            traces.size(), base.c_str(), a.config.topdown_kib, a.config.window,
+	            repair ? "repair" : "skip", (unsigned long long)skipped,
+	            repair ? "unresolved, skipped" : "skipped");
 	if (!a.costs.builtin())
 		std::fprintf(tab, "%s\n\n", a.costs.describe().c_str());
 	print_impossible(tab, loads, a.replay.impossible);
