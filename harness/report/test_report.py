@@ -8,6 +8,7 @@ calibrate --from-raw` on synthetic measurements). The page is opened in headless
 errors and with every figure. Usage: test_report.py VRAMLAB SOURCE_DIR"""
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -319,6 +320,118 @@ class Report(unittest.TestCase):
         self.assertEqual(r.returncode, 1)
         self.assertIn("default.json: a cost file without measurements: not a calibration result",
                       r.stderr)
+
+    def report_module(self):
+        """vramlab-report as a module (a script without .py: loaded by path)."""
+        import importlib.machinery
+        import importlib.util
+        loader = importlib.machinery.SourceFileLoader("vramlab_report", REPORT)
+        rep = importlib.util.module_from_spec(importlib.util.spec_from_loader("vramlab_report",
+                                                                              loader))
+        loader.exec_module(rep)
+        return rep
+
+    def decide_page(self, name, extra):
+        """A decide JSON made with EXTRA, its page, its report.json."""
+        js, out = os.path.join(self.tmp, f"{name}.json"), os.path.join(self.tmp, name)
+        subprocess.run([VRAMLAB, "decide", "--quiet", "--corpus",
+                        os.path.join(SRC, "..", "traces", "nexuiz1.bin"), "--live",
+                        os.path.join(SRC, "..", "traces", "live", "glsmoke-barts-6mib.vrl"),
+                        "--json", js] + extra, check=True, capture_output=True)
+        r = subprocess.run([PY, REPORT, "-o", out, "--decide", js], capture_output=True, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "index.html")) as f, \
+             open(os.path.join(out, "report.json")) as g:
+            return f.read(), json.load(g)
+
+    def assert_users_words(self, report):
+        """No "boot 6.14:lru on 6.12": what one runs, boots and is judged against in README.md's
+        words, the model's names (KERNEL:rule, lru) only in their own columns."""
+        internal = re.compile(r"\d:[a-z]|\blru\b|\bfix:")
+        for table in ("what_to_boot", "decide"):
+            for row in report["tables"][table]:
+                for col in ("you run", "boot", "against"):
+                    self.assertNotRegex(row[col], internal, (table, col, row))
+
+    def test_decide_page_says_what_it_is(self):
+        """The page names its table's size from the JSON (the setup's: 1 + 1 traces, 3 boards,
+        2 bands; the demo's is 3 + 10, 4 boards), says it is smaller than README.md's, how dead
+        buffer ids were read and that nothing was measured; README.md's words for what to boot."""
+        with open(os.path.join(self.out, "index.html")) as f:
+            page = f.read()
+        self.assertIn("<b>A small table</b>: 1 shared game trace (1 clean) at 4-32 MiB and 1 live "
+                      "program at 4-32 MiB, ensembles of 3 boards, 2 cost bands", page)
+        self.assertIn("README.md's \"What to boot\" is the full one (21 clean game traces", page)
+        self.assertIn("Dead buffer ids (events on destroyed ids, a defect of the thesis's converter "
+                      "in the shared traces): skipped (<code>--on-destroyed skip</code>); "
+                      "README.md's table reads them repaired", page)
+        self.assertIn("Nothing here was measured on a Radeon card: every figure is modelled", page)
+        self.assert_users_words(self.report)
+        boot = {(r["you run"], r["boot"], r["against"]) for r in self.report["tables"]["what_to_boot"]}
+        self.assertIn(("6.12 LTS", "radeon.topdown_threshold (min-max placement)", "stock 6.12"), boot)
+        self.assertIn(("6.14 or later", "nothing (stock: least recently placed)", "stock 6.12"), boot)
+        # the demo's policies, repaired as the demo reads them: the words of README.md's table
+        page, report = self.decide_page("demo-like", [
+            "--vram", "32", "--live-vram", "6", "--ensemble", "2", "--gtt-cost", "1,2",
+            "--policies", "lru,6.14+fix:lru,window,6.14:window,6.14+fix:window",
+            "--baselines", "6.14:lru", "--on-destroyed", "repair"])
+        self.assertIn("ensembles of 2 boards, 2 cost bands", page)
+        self.assertIn("repaired (<code>--on-destroyed repair</code>), as README.md's table reads "
+                      "them.", page)
+        self.assert_users_words(report)
+        boot = {(r["you run"], r["boot"], r["against"]): r
+                for r in report["tables"]["what_to_boot"]}
+        for row in (("6.12 LTS", "nothing (stock: LRU order)", ""),
+                    ("6.12 LTS", "radeon.evict_window=1024 (window eviction)", "stock 6.12"),
+                    ("6.14 or later", "nothing (stock: least recently placed)", "stock 6.12"),
+                    ("6.14 or later", "the one-line fix (patches/drm-misc-next/)", "stock 6.14"),
+                    ("6.14 or later", "the fix, then radeon.evict_window=1024 (window eviction)",
+                     "the fix (= 6.12's order)"),
+                    ("6.14 or later", "radeon.evict_window=1024 (window eviction) without the fix",
+                     "stock 6.14")):
+            self.assertIn(row, boot)
+        self.assertEqual(boot[row]["model's names"], "6.14:window vs 6.14:lru")  # a detail
+        self.assertNotIn("boot 6.14:lru", page)
+
+    def test_decide_note_of_the_full_table(self):
+        """The same code words the full table's page (make decide): the size from its JSON."""
+        rep = self.report_module()
+        bands = [{"label": f"gtt {x}x, PCIe {p} GB/s"} for x in (1, 2, 4) for p in (4, 8)]
+        traces = ([{"group": "corpus", "clean": k < 21} for k in range(27)] +
+                  [{"group": "live", "clean": True} for _ in range(10)])
+        j = {"config": {"ensemble": 16, "bands": bands, "vram_mib": [32, 64, 128, 256],
+                        "live_vram_mib": [6, 8, 12, 16, 32], "on_destroyed": "repair",
+                        "vram_gbps": 232.0, "move_latency_us": 20.0,
+                        "costs": {"source": "assumed"}}, "traces": traces}
+        note = rep.decide_note(j)
+        self.assertIn("<b>The full table</b>: 27 shared game traces (21 clean) at 32-256 MiB and "
+                      "10 live programs at 6-32 MiB, ensembles of 16 boards, 6 cost bands", note)
+        self.assertIn("Nothing here was measured on a Radeon card", note)
+        j["config"]["costs"] = {"source": "measured", "card": "AMD BARTS [1002:6738]"}
+        self.assertIn("a cost file measured on AMD BARTS [1002:6738]; every figure is still "
+                      "modelled", rep.decide_note(j))
+
+    def test_symlog_labels_do_not_run_together(self):
+        """The per-trace figures' symlog axes: labels at 0, +-10%, +-100%, ... only, none of them
+        overlapping (matplotlib's own put 10^0, 0 and -10^0 on top of each other)."""
+        rep = self.report_module()
+        import matplotlib.pyplot as plt
+        for values in ([-15.0, 0.5, 1420.9], [-2.0, 0.1, 3.0], [-60.0, 123.0], [0.0]):
+            fig, ax = plt.subplots(figsize=(10, 2.6))
+            ax.plot(range(len(values)), values, "o")
+            rep.symlog_percent(ax, values)
+            fig.canvas.draw()
+            labels = [(t.get_text(), t.get_window_extent()) for t in ax.get_yticklabels()
+                      if t.get_visible() and t.get_text()]
+            texts = [t for t, _ in labels]
+            self.assertIn("0", texts, values)
+            self.assertIn("+10%", texts, values)
+            self.assertIn("-10%", texts, values)
+            if max(values) > 1000:
+                self.assertIn("+1,000%", texts)
+            for (a, ba), (b, bb) in zip(labels, labels[1:]):
+                self.assertFalse(ba.overlaps(bb), (values, a, b))
+            plt.close(fig)
 
     def test_bad_input_names_file(self):
         bad = os.path.join(self.tmp, "bad.xml")
