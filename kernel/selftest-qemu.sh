@@ -33,6 +33,7 @@ kdir=$(cd "$1" && pwd)
 build=$2
 jobs=$3
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/../ci/safe-write.sh" # the configuration and the initramfs: whole or not at all
 kargs=${SELFTEST_KARGS-radeon.vramlimit=256 radeon.topdown_threshold=512 radeon.bo_score=1}
 timeout_s=${SELFTEST_TIMEOUT:-600}
 
@@ -58,17 +59,18 @@ fi
 
 # 1. Configuration: redone only when a fragment changed
 frag=$out/selftest.config
+safe_write_begin frag_new "$frag"
 # both fragments, each option once (the last value wins)
 cat "$here/config.selftest-x86_64" "$here/kselftest/config" |
 	grep -E '^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set' | tac |
 	awk '{ match($0, /CONFIG_[A-Za-z0-9_]+/); k = substr($0, RSTART, RLENGTH) } !seen[k]++' |
-	tac >"$frag.new"
-if [ -f "$out/.config" ] && cmp -s "$frag.new" "$frag"; then
-	rm -f "$frag.new"
+	tac >"$frag_new"
+if [ -f "$out/.config" ] && cmp -s "$frag_new" "$frag"; then
+	rm -f "$frag_new"
 else
 	say "configuring: allnoconfig + kernel/config.selftest-x86_64 + kernel/kselftest/config"
-	"${kmake[@]}" -s KCONFIG_ALLCONFIG="$frag.new" allnoconfig
-	mv "$frag.new" "$frag"
+	"${kmake[@]}" -s KCONFIG_ALLCONFIG="$frag_new" allnoconfig
+	safe_write_commit "$frag_new" "$frag"
 fi
 missing=()
 while IFS= read -r opt; do
@@ -164,8 +166,9 @@ EOF
 			fi
 		done
 	} >"$out/initramfs.list"
-	"$gen" "$out/initramfs.list" >"$cpio.tmp"
-	mv "$cpio.tmp" "$cpio"
+	safe_write_begin cpio_tmp "$cpio"
+	"$gen" "$out/initramfs.list" >"$cpio_tmp"
+	safe_write_commit "$cpio_tmp" "$cpio"
 	echo "$sig" >"$cpio.sig"
 	say "initramfs: $(du -h "$cpio" | cut -f1), $(find "$stage" -name '*.ko' | wc -l) modules, $(since "$t_initramfs") s"
 fi

@@ -23,6 +23,7 @@ cache=${VRAMLAB_CACHE:-$HOME/.cache/vramlab}
 out=$cache/vradeon/sweep
 vramlab=${VRAMLAB:-$root/harness/build/vramlab}
 usage() { echo "usage: sweep.sh [-o DIR] NAME:LO-HI...   ($*)" >&2; exit 2; }
+. "$root/ci/safe-write.sh" # sweep.csv: written whole, through a temporary file of mktemp's
 
 [ "${1:-}" = -o ] && { [ $# -ge 2 ] || usage "-o needs a directory"; out=$2; shift 2; }
 [ $# -ge 1 ] || usage "no program given"
@@ -39,7 +40,8 @@ done
 [ -x "$vramlab" ] || { echo "sweep.sh: no $vramlab (make build)" >&2; exit 1; }
 mkdir -p "$out"
 csv=$out/sweep.csv
-echo "program,kernel,vram_mib,cs,evictions,bytes_out_of_vram,equal" >"$csv.tmp"
+safe_write_begin csv_tmp "$csv"
+echo "program,kernel,vram_mib,cs,evictions,bytes_out_of_vram,equal" >"$csv_tmp"
 
 prefix=${MESA_PREFIX:-$cache/mesa-prefix}
 glsmoke() {
@@ -68,20 +70,20 @@ for spec in "$@"; do
 			else
 				eq=0; bad=$((bad + 1)); echo "sweep: $name $k $v MiB: $res"
 			fi
-			/usr/bin/python3 - "$b.json" "$name" "$k" "$v" "$eq" >>"$csv.tmp" <<'EOF'
+			/usr/bin/python3 - "$b.json" "$name" "$k" "$v" "$eq" >>"$csv_tmp" <<'EOF'
 import json, sys
 j = json.load(open(sys.argv[1]))
 print(",".join([sys.argv[2], sys.argv[3], sys.argv[4], str(j["cs"]), str(j["evictions"]),
                 str(j["bytes_from_vram"]), sys.argv[5]]))
 EOF
 			if [ "$eq" = 1 ]; then
-				ev=$(tail -1 "$csv.tmp" | cut -d, -f5) # this run's evictions, just written
+				ev=$(tail -1 "$csv_tmp" | cut -d, -f5) # this run's evictions, just written
 				rm -f "$b.kernel.vrl" # kept only where it differs
 				[ "$ev" = 0 ] && break # no pressure from here up
 			fi
 		done
 	done
 done
-mv "$csv.tmp" "$csv"
+safe_write_commit "$csv_tmp" "$csv"
 echo "sweep: $runs runs, $((runs - bad)) live == replayed, $bad not, in $(($(date +%s) - t0)) s ($csv)"
 [ "$bad" = 0 ]

@@ -6,18 +6,21 @@ names (X.tmp, X.vramlab-tmp) leave their victim byte-identical, a FIFO's reader 
 a read-only directory is refused in one line, a file keeps its mode (and owner, as root), an
 error inside the block leaves the old file and no temporary file.
 
-The same cases run twice: on the module itself, and through a real writer of the repository
-(`vramlab-hw calibrate --from-raw RAW --out X`, the cost file). VRAMLAB_HW=PATH runs the second
+The same cases run three times: on the module itself, through a real writer of the repository
+(`vramlab-hw calibrate --from-raw RAW --out X`, the cost file), and through ci/safe-write.sh,
+the bash scripts' helper. VRAMLAB_HW=PATH runs the second
 set on another vramlab-hw, e.g. main's before issue 45:
     git show OLD:harness/hw/vramlab-hw >/tmp/old-hw; VRAMLAB_HW=/tmp/old-hw test_safe_write.py
 Some cases need root (mknod, chattr, chown): without it they are skipped, saying why."""
 import json
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -274,6 +277,38 @@ class HwCostFile(Cases, unittest.TestCase):
                             path], capture_output=True, text=True, timeout=60)
         self.assertLess(r.returncode, 128, r.stderr)  # no crash
         return r.stderr if r.returncode else None
+
+
+class ShellHelper(Cases, unittest.TestCase):
+    """The same cases through ci/safe-write.sh, the helper of the bash scripts."""
+    expected = b"a,b\n1,2\n"
+    HELPER = os.path.join(HERE, "..", "..", "ci", "safe-write.sh")
+    SCRIPT = ('set -euo pipefail; . "$0"; safe_write_begin t "$1"; printf "a,b\\n" >"$t"; '
+              'printf "1,2\\n" >>"$t"; safe_write_commit "$t" "$1"')
+
+    def write(self, path):
+        r = subprocess.run(["bash", "-c", self.SCRIPT, self.HELPER, path], capture_output=True,
+                           text=True, timeout=60)
+        self.assertLess(r.returncode, 128, r.stderr)
+        return r.stderr if r.returncode else None
+
+    def test_interrupt_leaves_the_old_file_and_no_temporary(self):
+        self.put(self.out)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            p = subprocess.Popen(["bash", "-c", 'set -eu; . "$0"; safe_write_begin t "$1"; '
+                                  'echo half >"$t"; echo ready; sleep 30; '
+                                  'safe_write_commit "$t" "$1"', self.HELPER, self.out],
+                                 stdout=subprocess.PIPE, text=True, start_new_session=True)
+            self.assertEqual(p.stdout.readline(), "ready\n")
+            # once sleep runs: bash lets a foreground child decide whether a Ctrl-C ends the
+            # script, and a child hit before its exec goes on
+            time.sleep(0.5)
+            os.killpg(p.pid, sig)  # as a terminal's Ctrl-C does: to the whole group
+            p.wait(timeout=20)
+            p.stdout.close()
+            self.assertEqual(p.returncode, -sig)
+            self.assertEqual(self.read(self.out), b"old\n")
+            self.assertEqual(os.listdir(self.dir), ["out.json"])
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@
 # when apt knows no candidate or the install fails) when it is missing and
 # we are root.
 set -euo pipefail
+. "$(dirname "$(readlink -f "$0")")/../../ci/safe-write.sh" # the EGL wrapper: built whole
 
 me=openarena.sh
 cache=${VRAMLAB_CACHE:-$HOME/.cache/vramlab}
@@ -137,6 +138,7 @@ stop_game() {
 }
 cleanup() {
 	stop_game
+	safe_write_cleanup
 	if [ "$keep_home" = 1 ]; then echo "$me: game home kept in $home" >&2; else rm -rf "$home"; fi
 }
 trap cleanup EXIT
@@ -202,10 +204,11 @@ if [ "$present" = gbm ]; then
 	present_lib=$cache/openarena/egl_gbm_present.so
 	if [ ! "$present_lib" -nt "$present_src" ]; then
 		mkdir -p "$cache/openarena"
-		cc -shared -fPIC -O2 -Wall -I"$prefix/include" -o "$present_lib.$$" "$present_src" \
+		safe_write_begin present_tmp "$present_lib"
+		cc -shared -fPIC -O2 -Wall -I"$prefix/include" -o "$present_tmp" "$present_src" \
 			-L"$prefix/lib" -lgbm -ldl -lpthread ||
 			die "could not build egl_gbm_present.so (cc, and gbm.h in $prefix/include)"
-		mv -f "$present_lib.$$" "$present_lib"
+		safe_write_commit "$present_tmp" "$present_lib"
 	fi
 	run_env+=(SDL_VIDEO_EGL_DRIVER="$present_lib")
 fi

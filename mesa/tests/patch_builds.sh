@@ -14,6 +14,7 @@
 #   POINT       1-14 are the fixes (label fixNN), 15 and up the features
 #               (label featN, N = POINT - 14)
 set -euo pipefail
+. "$(dirname "$(readlink -f "$0")")/../../ci/safe-write.sh" # WORK_DIR/points, written whole
 [ $# -ge 6 ] || { sed -n 's/^# usage: //p' "$0" >&2; exit 2; }
 src=$1 base=$2 work=$3 jobs=$4 opts=$5
 shift 5
@@ -29,7 +30,7 @@ if [ ! -e "$tree/.git" ]; then
 	git -C "$src" worktree add -q --detach "$tree" "${commits[0]}"
 fi
 
-: >"$work/points.new"
+safe_write_begin points_new "$work/points"
 for p in "$@"; do
 	[[ $p =~ ^[1-9][0-9]*$ ]] && [ "$p" -le ${#commits[@]} ] ||
 		{ echo "patch_builds.sh: no patch $p (the series has ${#commits[@]})" >&2; exit 2; }
@@ -48,6 +49,6 @@ for p in "$@"; do
 	rm -rf "$work/prefix/$label"
 	DESTDIR="$work/prefix/$label" meson install -C "$build" --no-rebuild --quiet >/dev/null
 	echo "patch_builds: $label built in $(( $(date +%s) - start )) s" >&2
-	echo "$label=$work/prefix/$label$INNER" >>"$work/points.new"
+	echo "$label=$work/prefix/$label$INNER" >>"$points_new"
 done
-mv "$work/points.new" "$work/points"
+safe_write_commit "$points_new" "$work/points"
