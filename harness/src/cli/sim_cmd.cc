@@ -16,6 +16,7 @@
 #include "cli/sim_kernel.h"
 #include "kmodel/kernel_json.h"
 #include "mlp/score_contract.h"
+#include "sim/policy_name.h"
 #include "sim/run.h"
 
 namespace vramlab {
@@ -152,6 +153,16 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	c->add_option("--budget-cap-ms", k.budget_cap_ms, "move budget: at most this much time")
 	    ->check(CLI::Range(1u, 10000u))
 	    ->capture_default_str();
+}
+
+// --threshold: a size, its errors naming the option (parse_size() says "size")
+uint64_t threshold_bytes(const std::string &s)
+{
+	try {
+		return parse_size_text(s);
+	} catch (const std::invalid_argument &e) {
+		throw CLI::ValidationError("--threshold", e.what());
+	}
 }
 
 // sim --model kernel's policies when --policies is not given
@@ -321,7 +332,7 @@ void run_kernel(const SimArgs &a)
 	if (a.vram_given) // else below, once every option is checked
 		k.vram_mib = vram_list(a.vram, "--vram");
 	k.too_big = a.too_big.empty() ? 0 : a.too_big == "refuse" ? 1 : 2;
-	const uint64_t thr = parse_size(a.threshold);
+	const uint64_t thr = threshold_bytes(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
 		throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB "
 		                                          "(radeon.topdown_threshold)");
@@ -408,7 +419,7 @@ void run(const SimArgs &a)
 	}
 	if (a.vram_given) // else below, once every option is checked
 		spec.vram_mib = vram_list(a.vram, "--vram");
-	spec.config.threshold = parse_size(a.threshold);
+	spec.config.threshold = threshold_bytes(a.threshold);
 	spec.config.timeline_every = a.timeline;
 	Mlp mlp;
 	bool need_mlp = false;
@@ -605,7 +616,7 @@ void add_decide_command(CLI::App &app)
 		refuse_unused_options(c, parsed); // baselines are stock lru: they use none of them
 		d.vram_mib = vram_list(vram, "--vram");
 		d.live_vram_mib = vram_list(live_vram, "--live-vram");
-		const uint64_t thr = parse_size(threshold);
+		const uint64_t thr = threshold_bytes(threshold);
 		if (thr % 1024 || thr / 1024 > 1048576)
 			throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB");
 		d.config.topdown_kib = uint32_t(thr / 1024);

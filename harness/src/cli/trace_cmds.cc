@@ -440,6 +440,7 @@ void add_trace_commands(CLI::App &app)
 	    ->required();
 	exp->add_option("-o,--output", exp_out, "the header to write")->required();
 	exp->add_option("--max-cs", exp_cs, "command submissions kept from the start of each trace")
+	    ->check(CLI::Range(1u, 1000000u)) // 0 wrote cases of no submission
 	    ->capture_default_str();
 	exp->callback([] { cmd_export_kunit(trace_files(exp_in), exp_out, exp_cs); });
 }

@@ -81,6 +81,17 @@ std::vector<std::string> split_traces(const SplitArgs &a)
 	return out;
 }
 
+// A floating option in lo..hi; NaN and infinities are no number of it (CLI11 takes them, and
+// its Range passes NaN).
+void check_range(double v, double lo, double hi, const char *option)
+{
+	if (!std::isfinite(v) || v < lo || v > hi) {
+		char m[96];
+		std::snprintf(m, sizeof m, "%g is out of range %g..%g", v, lo, hi);
+		throw CLI::ValidationError(option, m);
+	}
+}
+
 Objective make_objective(const SplitArgs &a, bool progress)
 {
 	ObjectiveConfig oc;
@@ -123,12 +134,16 @@ void add_problem_options(CLI::App *c, SplitArgs &a)
 	c->add_option("--window", a.window, "radeon.bo_score_window")
 	    ->check(CLI::Range(1, 4096))
 	    ->capture_default_str();
-	c->add_option("--topdown-threshold", a.topdown, "radeon.topdown_threshold in KiB")
+	c->add_option("--topdown-threshold", a.topdown, "radeon.topdown_threshold in KiB, at most "
+	                                                "1 GiB")
+	    ->check(CLI::Range(0u, 1048576u))
 	    ->capture_default_str();
 	c->add_option("--tolerance", a.tolerance,
-	              "per trace and size, transfer time allowed over LRU before a penalty")
+	              "per trace and size, transfer time allowed over LRU before a penalty, a "
+	              "fraction 0..1")
 	    ->capture_default_str();
-	c->add_option("-j,--threads", a.threads, "threads (default: all cores)");
+	c->add_option("-j,--threads", a.threads, "threads, 1..256 (default: all cores)")
+	    ->check(CLI::Range(1u, 256u));
 	c->add_option("--cost", a.cost, "a cost file (harness/docs/cost-file.md) instead of the built-in "
 	                                "transfer costs (costs/default.json)")
 	    ->check(CLI::ExistingFile);
@@ -150,6 +165,8 @@ void write_text(const std::string &path, const std::string &text)
 void run_train(TrainArgs &a)
 {
 	// usage, before any trace is read (the trainer checks the same, later)
+	check_range(a.c.minutes, 0, 100000, "--minutes"); // NaN or less than 0 was no budget
+	check_range(a.p.tolerance, 0, 1, "--tolerance"); // NaN took every penalty away
 	if (!a.c.generations && !(a.c.minutes > 0))
 		throw CLI::ValidationError("--minutes", "give a budget: --generations or --minutes "
 		                                           "(a number of generations or of minutes)");
@@ -251,6 +268,7 @@ struct EvalArgs {
 // of each trained network against LRU.
 void run_eval(EvalArgs &a)
 {
+	check_range(a.p.tolerance, 0, 1, "--tolerance");
 	for (size_t i = 0; i < a.weights.size(); i++) // a row each: a repeat is a slip
 		for (size_t j = 0; j < i; j++) {
 			std::error_code ec;
@@ -346,9 +364,13 @@ void add_train_command(CLI::App &app)
 	t->add_option("--generations", a.c.generations, "generations (0: until --minutes)");
 	t->add_option("--minutes", a.c.minutes, "wall-clock budget");
 	t->add_option("--mc-after", a.c.mc_after, "switch to Monte-Carlo after this generation");
-	t->add_option("--mc-genes", a.c.mc_genes, "genes a Monte-Carlo step changes (at most)")
+	// at most every gene (more never ended), a step at most a gene's range (0 was taken as 1)
+	t->add_option("--mc-genes", a.c.mc_genes, "genes a Monte-Carlo step changes (at most), 1.." +
+	                                                  std::to_string(kMlpParams))
+	    ->check(CLI::Range(1u, unsigned(kMlpParams)))
 	    ->capture_default_str();
-	t->add_option("--mc-step", a.c.mc_step, "largest change of a gene (1/255ths of 2)")
+	t->add_option("--mc-step", a.c.mc_step, "largest change of a gene (1/255ths of 2), 1..255")
+	    ->check(CLI::Range(1u, 255u))
 	    ->capture_default_str();
 	t->add_option("--seed", a.c.seed, "random seed")->capture_default_str();
 	t->add_option("--checkpoint", a.c.checkpoint, "checkpoint file, written every generation");
