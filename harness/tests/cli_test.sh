@@ -576,6 +576,12 @@ done
 printf 'train nederland1.bin\nvalidate nexuiz1.bin\ntrain ./nederland1.bin\n' >"$work/dup.split"
 expect_fail "split names a trace twice" "dup.split:3: \"$traces/./nederland1.bin\" and line 1's \"$traces/nederland1.bin\" are one file" \
 	"$bin" train --split "$work/dup.split" --traces-dir "$traces" --vram 64 --generations 1
+# --scan-max's help says what the bound counts since v4: every LRU entry visited, not candidates.
+for c in sim decide; do
+	h=$("$bin" $c --help)
+	grep -A1 -- "--scan-max" <<<"$h" | grep -q "LRU entries a scan visits" &&
+		! grep -qi "candidates per scan" <<<"$h" && ok || bad "$c --scan-max help: $(grep -A1 -- --scan-max <<<"$h")"
+done
 
 # make demo reads dead buffer ids (events on destroyed ids) one way in every step (issue 45):
 # its steps name one --on-destroyed, and its kernel-model table (step 2, one board) and its

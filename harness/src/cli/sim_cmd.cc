@@ -122,7 +122,9 @@ namespace {
 // parameters of the series' patches), for sim --model kernel and decide.
 void add_mechanism_options(CLI::App *c, KernelConfig &k)
 {
-	c->add_option("--scan-max", k.scan_max, "window eviction: candidates per scan at most")
+	c->add_option("--scan-max", k.scan_max, "window eviction: LRU entries a scan visits at most, "
+	                                        "obstacles included (radeon.evict_window; since "
+	                                        "v4 not candidates only: docs/window-eviction.md)")
 	    ->check(CLI::Range(1u, 65536u))
 	    ->capture_default_str();
 	c->add_option("--cold-ms", k.cold_ms, "window eviction: scanned candidates idle this long "
