@@ -417,6 +417,16 @@ void run_decide(const DecideArgs &a)
 		choices.push_back(kernel_choice("minmax+key", a.config.topdown_kib));
 		source.push_back(ScoreSource::Net);
 	}
+	// one run under two names (lru and 6.12:lru, minmax and minmax@512K): rows and a verdict twice
+	auto same = [&](const KernelChoice &x, ScoreSource sx, size_t q) {
+		return x.policy == choices[q].policy && x.topdown_kib == choices[q].topdown_kib &&
+		       x.stock == choices[q].stock && sx == source[q];
+	};
+	for (size_t p = 1; p < choices.size(); p++)
+		for (size_t q = 0; q < p; q++)
+			if (same(choices[p], source[p], q))
+				throw CLI::ValidationError("--policies", "\"" + names[p] + "\" is \"" + names[q] +
+				                                         "\" again (one run)");
 	if (choices.empty() || choices[0].policy != &find_kernel_policy("lru") || choices[0].topdown_kib)
 		throw CLI::ValidationError("--policies", "the first policy must be lru (stock, on any "
 		                                         "kernel), the baseline every other is paired with");
@@ -433,14 +443,18 @@ void run_decide(const DecideArgs &a)
 		if (k.policy != &find_kernel_policy("lru") || k.topdown_kib)
 			throw CLI::ValidationError("--baselines", "\"" + b + "\" is not stock: a baseline "
 			                                          "is lru on a kernel (lru, 6.14:lru)");
-		size_t at = std::find(names.begin(), names.end(), b) - names.begin();
+		size_t at = 0; // the policy it is, by value (6.12:lru is lru)
+		while (at < names.size() && !same(k, ScoreSource::Trace, at))
+			at++;
 		if (at == names.size()) {
 			names.push_back(b);
 			choices.push_back(k);
 			source.push_back(ScoreSource::Trace);
 		}
-		if (std::find(base_of.begin(), base_of.end(), at) == base_of.end())
-			base_of.push_back(at);
+		if (std::find(base_of.begin(), base_of.end(), at) != base_of.end())
+			throw CLI::ValidationError("--baselines", "\"" + b + "\" is the baseline \"" +
+			                                          names[at] + "\" again");
+		base_of.push_back(at);
 	}
 	if (choices.size() == 1) // no row: every row pairs a policy with a baseline
 		throw CLI::ValidationError("--policies", "\"" + names[0] + "\" alone compares "

@@ -314,6 +314,7 @@ void run_kernel(const SimArgs &a)
 	                        "--policies");
 	if (k.policies.empty())
 		throw CLI::ValidationError("--policies", "is empty");
+	const std::vector<std::string> given = k.policies; // as spelled, for the messages
 	// --kernel: the kernel of every policy named without one ("6.14:" + "lru")
 	try {
 		const Stock stock = parse_stock(a.kernel);
@@ -339,6 +340,15 @@ void run_kernel(const SimArgs &a)
 		throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB "
 		                                          "(radeon.topdown_threshold)");
 	k.config.topdown_kib = uint32_t(thr / 1024);
+	// one run under two names (lru and 6.12:lru, minmax and minmax@512K) would be two rows
+	for (size_t i = 0; i < k.policies.size(); i++)
+		for (size_t j = 0; j < i; j++) {
+			const KernelChoice x = kernel_choice(k.policies[i], k.config.topdown_kib),
+			                   y = kernel_choice(k.policies[j], k.config.topdown_kib);
+			if (x.policy == y.policy && x.topdown_kib == y.topdown_kib && x.stock == y.stock)
+				throw CLI::ValidationError("--policies", "\"" + given[i] + "\" is \"" + given[j] +
+				                                         "\" again (one run)");
+		}
 	if (a.window < 1 || a.window > 4096)
 		throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
 	k.config.window = a.window;
@@ -422,6 +432,16 @@ void run(const SimArgs &a)
 	if (a.vram_given) // else below, once every option is checked
 		spec.vram_mib = vram_list(a.vram, "--vram");
 	spec.config.threshold = threshold_bytes(a.threshold);
+	// one run under two names (minmax and minmax+lru, or minmax@512K at that threshold)
+	for (size_t i = 0; i < spec.policies.size(); i++)
+		for (size_t j = 0; j < i; j++) {
+			const Policy x = find_policy(spec.policies[i]), y = find_policy(spec.policies[j]);
+			const uint64_t tx = x.threshold ? x.threshold : spec.config.threshold,
+			               ty = y.threshold ? y.threshold : spec.config.threshold;
+			if (x.eviction == y.eviction && x.minmax == y.minmax && (!x.minmax || tx == ty))
+				throw CLI::ValidationError("--policies", "\"" + spec.policies[i] + "\" is \"" +
+				                                         spec.policies[j] + "\" again (one run)");
+		}
 	spec.config.timeline_every = a.timeline;
 	Mlp mlp;
 	bool need_mlp = false;
