@@ -582,6 +582,11 @@ for c in sim decide; do
 	grep -A1 -- "--scan-max" <<<"$h" | grep -q "LRU entries a scan visits" &&
 		! grep -qi "candidates per scan" <<<"$h" && ok || bad "$c --scan-max help: $(grep -A1 -- --scan-max <<<"$h")"
 done
+# trace export: two files of one name (a copy of one trace) would be one array twice in the header.
+mkdir -p "$work/copy" && cp "$live" "$work/copy/"
+expect_fail "export of a trace and its copy" "are both rr_glsmoke_barts_6mib in the header" \
+	"$bin" trace export --kunit -o "$work/copy.h" "$live" "$work/copy/glsmoke-barts-6mib.vrl"
+[ ! -e "$work/copy.h" ] && ok || bad "export of a trace and its copy wrote $work/copy.h"
 
 # make demo reads dead buffer ids (events on destroyed ids) one way in every step (issue 45):
 # its steps name one --on-destroyed, and its kernel-model table (step 2, one board) and its

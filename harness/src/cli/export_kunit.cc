@@ -150,6 +150,12 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		std::string name = full.name;
 		if (auto dot = name.find('.'); dot != std::string::npos)
 			name = name.substr(0, dot);
+		// a copy of a trace under another path: its array twice, a header that cannot build
+		for (size_t j = 0; j < names.size(); j++)
+			if (c_name(names[j]) == c_name(name))
+				throw CLI::ValidationError("TRACE", "\"" + inputs[j] + "\" and \"" + inputs[ti] +
+				                                        "\" are both rr_" + c_name(name) +
+				                                        " in the header (one trace twice?)");
 		names.push_back(name);
 		nbufs.push_back(t.size.size());
 		h << "static const u32 rr_" << c_name(name) << "[] = {";
