@@ -189,7 +189,9 @@ TEST(Ensemble, KeyOrderWithoutScoresIsLruToTheByte)
 TEST(Ensemble, FactorListsRefuseZeroNegativeAndJunk)
 {
 	EXPECT_EQ(parse_factors("1,2,4", "--gtt-cost", 1000), (std::vector<double>{1, 2, 4}));
-	for (const char *bad : {"0", "-1", "1,,2", "x", "2000", "", "nan"})
+	// also a band twice (by value) and an empty last item: a band would weigh twice, a slip
+	for (const char *bad : {"0", "-1", "1,,2", "x", "2000", "", "nan", "inf", "1,1", "1,1.0",
+	                        "1,2,", ",1"})
 		EXPECT_THROW(parse_factors(bad, "--gtt-cost", 1000), std::invalid_argument) << bad;
 }
 
