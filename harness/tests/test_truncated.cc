@@ -177,7 +177,7 @@ TEST(Truncated, AStreamCutRightAfterEndLosesNothing)
 	const std::string path = test::temp_path("epilogue.vrl");
 	std::string flushed;
 	{
-		ByteSink s(path, Compression::Zstd);
+		ByteSink s(path, Compression::Zstd, 0, Output::Live);
 		s.write(raw.data(), raw.size());
 		s.flush(); // every byte is out, the zstd frame is not ended
 		flushed = test::read_bytes(path);

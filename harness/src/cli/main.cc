@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "sim/policy_name.h"
 #include "trace/event.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
@@ -63,47 +64,16 @@ bool stdout_is_tty() { return isatty(STDOUT_FILENO); }
 
 void check_json_path(const std::string &path)
 {
-	if (path.empty() || path == "-")
-		return;
-	std::error_code ec;
-	if (std::filesystem::is_directory(path, ec))
-		throw TraceError(path + ": cannot write: it is a directory");
-	const std::string tmp = path + ".tmp";
-	std::ofstream probe(tmp);
-	if (!probe)
-		throw TraceError(path + ": cannot write (" + tmp + " cannot be created)");
-	probe.close();
-	std::remove(tmp.c_str());
+	if (!path.empty()) // not given; an empty name given is refused when parsing
+		check_output_path(path);
 }
 
 void write_json(const std::string &path, const nlohmann::json &j)
 {
-	if (path == "-") {
-		std::printf("%s\n", j.dump(1).c_str());
-		std::fflush(stdout);
-		return;
-	}
-	write_file(path, j.dump(1) + "\n");
+	write_output(path, j.dump(1) + "\n");
 }
 
-void write_file(const std::string &path, const std::string &text)
-{
-	// a temporary file beside it, renamed: a failure leaves the old file or none, never half
-	const std::string tmp = path + ".tmp";
-	{
-		std::ofstream f(tmp);
-		f << text;
-		f.close();
-		if (!f) {
-			std::remove(tmp.c_str());
-			throw TraceError(path + ": cannot write");
-		}
-	}
-	if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-		std::remove(tmp.c_str());
-		throw TraceError(path + ": cannot write");
-	}
-}
+void write_file(const std::string &path, const std::string &text) { write_output(path, text); }
 
 OnImpossible parse_on_impossible(const std::string &s)
 {
@@ -242,6 +212,24 @@ int main(int argc, char **argv)
 		}
 	};
 	versions(&app);
+	// An output named "" would be written nowhere and the run would still say it was done
+	std::function<void(CLI::App *)> outputs = [&](CLI::App *a) {
+		for (CLI::App *s : a->get_subcommands({})) {
+			for (CLI::Option *o : s->get_options())
+				for (const char *name : {"--json", "--output", "--checkpoint", "OUT"})
+					if (o->get_name() == name)
+						o->check(CLI::Validator(
+						    [](std::string &v) {
+							    return v.empty() ? std::string("an empty file name")
+							                     : std::string();
+						    },
+						    "FILE"));
+			outputs(s);
+		}
+	};
+	outputs(&app);
+	// interrupted: the temporary files of outputs removed, one line, 130 or 143
+	vramlab::install_interrupt_cleanup("vramlab");
 	try {
 		app.parse(argc, argv);
 	} catch (const CLI::ParseError &e) {

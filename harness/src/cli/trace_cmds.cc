@@ -1,6 +1,7 @@
 // vramlab trace stats | show | convert | repair
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -11,6 +12,7 @@
 #include "trace/filters.h"
 #include "trace/repair.h"
 #include "trace/stats.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
@@ -249,16 +251,8 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 	loss.meta = target != Format::V2 && !info.meta.empty();
 	Event e;
 	uint64_t last_ms = 0, written = 0;
-	// an input that fails midway leaves no half-written output behind
-	struct RemoveOnError {
-		const std::string &path;
-		bool done = false;
-		~RemoveOnError()
-		{
-			if (!done)
-				std::remove(path.c_str());
-		}
-	} cleanup{out};
+	// an input that fails midway leaves the old output (or none): the writer replaces it only
+	// at close()
 	while (r->next(e)) {
 		if (target != Format::V2) {
 			if (e.type > EventType::Cpu) {
@@ -281,7 +275,6 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 		written++;
 	}
 	w->close();
-	cleanup.done = true;
 	if (skip)
 		loss.on_destroyed = skip->skipped();
 	std::fprintf(stderr, "%s -> %s (%s): %llu events written\n", in.c_str(), out.c_str(),
@@ -317,6 +310,13 @@ void cmd_convert(const std::string &in, const std::string &out, const std::strin
 void cmd_repair(const std::string &in, const std::string &out, const std::string &to,
                 bool skip_impossible)
 {
+	// The output is read back to check its totals: a device, a FIFO or stdout cannot be
+	std::error_code ec;
+	const auto st = std::filesystem::status(out, ec);
+	if (out == "-" || (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)))
+		throw CLI::ValidationError("OUT", out + " is not a regular file (the repair reads its "
+		                                        "output back to check the totals)");
+	check_output_path(out);
 	// Pass 1: the totals to keep, and which buffers never get an entry of their own.
 	auto r1 = open_trace(in);
 	const Format target = format_for_output(out, to, r1->info().format);

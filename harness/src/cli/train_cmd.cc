@@ -172,6 +172,15 @@ void run_train(TrainArgs &a)
 		                                           "(a number of generations or of minutes)");
 	check_json_path(a.out); // the outputs can be written: known before an hour of training
 	check_json_path(a.json);
+	if (!a.c.checkpoint.empty()) {
+		// rewritten every generation and read back by --resume: a device or FIFO cannot be one
+		std::error_code ec;
+		const auto st = std::filesystem::status(a.c.checkpoint, ec);
+		if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+			throw CLI::ValidationError("--checkpoint", a.c.checkpoint + " is not a regular file "
+			                                           "(a checkpoint is read back by --resume)");
+		check_json_path(a.c.checkpoint);
+	}
 	if (a.c.ga.population < 4 || a.c.ga.population % 2 || a.c.ga.population > 100000)
 		throw CLI::ValidationError("--population", std::to_string(a.c.ga.population) +
 		                                               " is not an even number in 4..100000");

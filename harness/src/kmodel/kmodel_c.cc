@@ -14,6 +14,7 @@
 #include "kmodel/kernel_json.h"
 #include "kmodel/kernel_model.h"
 #include "trace/format.h"
+#include "util/output_file.h"
 
 using namespace vramlab;
 
@@ -197,7 +198,7 @@ int vramlab_kmodel_record(vramlab_kmodel *m, const char *path, const char *meta,
 				info.meta[line.substr(0, eq)] = line.substr(eq + 1);
 			p = nl ? nl + 1 : p + line.size();
 		}
-		m->trace = make_writer(Format::V2, path, info);
+		m->trace = make_writer(Format::V2, path, info, Output::Live);
 		m->t0 = std::chrono::steady_clock::now();
 		return 0;
 	} catch (const std::exception &e) {
@@ -267,21 +268,7 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		                    {"p99_ms", ft.p99_us / 1000.0},
 		                    {"max_ms", ft.max_us / 1000.0},
 		                    {"stutter", ft.stutter}};
-		const std::string tmp = std::string(path) + ".tmp." + std::to_string(getpid());
-		{
-			std::ofstream f(tmp);
-			f << j.dump(1) << '\n';
-			if (!f.flush()) {
-				set_err(err, err_size, tmp + ": cannot write");
-				std::remove(tmp.c_str());
-				return -1;
-			}
-		}
-		if (std::rename(tmp.c_str(), path)) {
-			set_err(err, err_size, std::string(path) + ": " + std::strerror(errno));
-			std::remove(tmp.c_str());
-			return -1;
-		}
+		write_output(path, j.dump(1) + "\n");
 		return 0;
 	} catch (const std::exception &e) {
 		set_err(err, err_size, e.what());

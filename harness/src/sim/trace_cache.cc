@@ -1,4 +1,5 @@
 #include "sim/trace_cache.h"
+#include "util/output_file.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -57,19 +58,38 @@ std::string file_of(const std::string &key)
 	return (cache_dir() / name).string();
 }
 
+// An entry is written through OutputFile (util/output_file.h: an exclusive temporary file
+// renamed whole, never a name another process could plant), in chunks of 1 MiB.
 struct Out {
-	std::ofstream f;
-	template <class T> void pod(const T &v) { f.write(reinterpret_cast<const char *>(&v), sizeof v); }
+	OutputFile &file;
+	std::string buf;
+	void bytes(const void *p, size_t n)
+	{
+		if (buf.size() + n > (1u << 20)) {
+			file.write(buf.data(), buf.size());
+			buf.clear();
+		}
+		if (n > (1u << 20))
+			file.write(p, n);
+		else
+			buf.append(static_cast<const char *>(p), n);
+	}
+	template <class T> void pod(const T &v) { bytes(&v, sizeof v); }
 	template <class T> void vec(const std::vector<T> &v)
 	{
 		static_assert(std::is_trivially_copyable_v<T>);
 		pod(uint64_t(v.size()));
-		f.write(reinterpret_cast<const char *>(v.data()), std::streamsize(v.size() * sizeof(T)));
+		bytes(v.data(), v.size() * sizeof(T));
 	}
 	void str(const std::string &s)
 	{
 		pod(uint64_t(s.size()));
-		f.write(s.data(), std::streamsize(s.size()));
+		bytes(s.data(), s.size());
+	}
+	void commit()
+	{
+		file.write(buf.data(), buf.size());
+		file.commit();
 	}
 };
 
@@ -126,19 +146,16 @@ T cached(const std::string &path, const char *kind, ReplayOptions mode,
 		return t; // read again next time, so that its warning shows every time
 	std::error_code ec;
 	fs::create_directories(cache_dir(), ec);
-	const std::string tmp = file + ".tmp." + std::to_string(::getpid());
-	{
-		Out out{std::ofstream(tmp, std::ios::binary)};
-		out.f.write(kMagic, 8);
+	try {
+		OutputFile f(file);
+		Out out{f, {}};
+		out.bytes(kMagic, 8);
 		out.pod(kVersion);
 		out.str(key);
 		write(out, t);
-		if (!out.f)
-			return std::filesystem::remove(tmp, ec), t; // a full disk is not an error here
+		out.commit();
+	} catch (const TraceError &) { // a full disk or a read-only cache is not an error here
 	}
-	fs::rename(tmp, file, ec);
-	if (ec)
-		fs::remove(tmp, ec);
 	return t;
 }
 

@@ -117,12 +117,13 @@ std::unique_ptr<TraceReader> open_trace_memory(const uint8_t *data, size_t size,
 	return open_source(std::make_unique<ByteSource>(data, size, name));
 }
 
-std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, const TraceInfo &info)
+std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, const TraceInfo &info,
+                                         Output mode)
 {
 	switch (f) {
-	case Format::Text: return detail::text_writer(path);
-	case Format::Bostats1: return detail::bostats1_writer(path, info.declared_buffers);
-	case Format::V2: return detail::v2_writer(path, info);
+	case Format::Text: return detail::text_writer(path, mode);
+	case Format::Bostats1: return detail::bostats1_writer(path, info.declared_buffers, mode);
+	case Format::V2: return detail::v2_writer(path, info, mode);
 	}
 	throw TraceError("bad format");
 }

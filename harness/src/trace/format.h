@@ -79,8 +79,10 @@ public:
 	virtual void close() = 0;
 };
 
-// bostats1 needs the buffer count up front (info.declared_buffers).
-std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, const TraceInfo &info);
+// bostats1 needs the buffer count up front (info.declared_buffers). An Output::Replace file
+// appears whole at close() or not at all; Output::Live is a recording written as it goes.
+std::unique_ptr<TraceWriter> make_writer(Format f, const std::string &path, const TraceInfo &info,
+                                         Output mode = Output::Replace);
 
 // A trace the virtual radeon wrote (its header's source=vradeon...): the kernel's view, one
 // CREATE per GEM object and every relocation the kernel got, the winsys's fence last in each

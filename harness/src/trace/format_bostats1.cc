@@ -83,7 +83,8 @@ private:
 
 class Bostats1Writer : public TraceWriter {
 public:
-	Bostats1Writer(const std::string &path, uint32_t n) : sink_(path, Compression::Gzip), n_(n)
+	Bostats1Writer(const std::string &path, uint32_t n, Output mode)
+	    : sink_(path, Compression::Gzip, 0, mode), n_(n)
 	{
 		sink_.write(kBostatsMagic, 8);
 		put_le(n, 4);
@@ -134,9 +135,9 @@ std::unique_ptr<TraceReader> bostats1_reader(std::unique_ptr<ByteSource> src)
 	return std::make_unique<Bostats1Reader>(std::move(src));
 }
 
-std::unique_ptr<TraceWriter> bostats1_writer(const std::string &path, uint32_t buffers)
+std::unique_ptr<TraceWriter> bostats1_writer(const std::string &path, uint32_t buffers, Output mode)
 {
-	return std::make_unique<Bostats1Writer>(path, buffers);
+	return std::make_unique<Bostats1Writer>(path, buffers, mode);
 }
 
 } // namespace detail

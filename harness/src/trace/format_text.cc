@@ -163,7 +163,10 @@ private:
 
 class TextWriter : public TraceWriter {
 public:
-	TextWriter(const std::string &path) : sink_(path, Compression::None) { out("started @0\n"); }
+	TextWriter(const std::string &path, Output mode) : sink_(path, Compression::None, 0, mode)
+	{
+		out("started @0\n");
+	}
 	void write(const Event &e) override
 	{
 		char buf[128];
@@ -202,9 +205,9 @@ std::unique_ptr<TraceReader> text_reader(std::unique_ptr<ByteSource> src, std::s
 	return std::make_unique<TextReader>(std::move(src), std::move(head));
 }
 
-std::unique_ptr<TraceWriter> text_writer(const std::string &path)
+std::unique_ptr<TraceWriter> text_writer(const std::string &path, Output mode)
 {
-	return std::make_unique<TextWriter>(path);
+	return std::make_unique<TextWriter>(path, mode);
 }
 
 } // namespace detail

@@ -412,8 +412,8 @@ public:
 	// (info.v2_minor, as a reader of a 2.2 or 2.3 file sets it) when it is 2.2 or 2.3, else 2.1,
 	// which every older reader of CS records knows. A high-priority-use bit in a 2.1 file is an
 	// error.
-	V2Writer(const std::string &path, const TraceInfo &info)
-	    : sink_(path, Compression::Zstd),
+	V2Writer(const std::string &path, const TraceInfo &info, Output mode)
+	    : sink_(path, Compression::Zstd, 0, mode),
 	      minor_(info.v2_minor >= 3 ? 3 : info.v2_minor == 2 ? 2 : 1)
 	{
 		std::string hdr;
@@ -589,9 +589,9 @@ std::unique_ptr<TraceReader> v2_reader(std::unique_ptr<ByteSource> src)
 	return std::make_unique<V2Reader>(std::move(src));
 }
 
-std::unique_ptr<TraceWriter> v2_writer(const std::string &path, const TraceInfo &info)
+std::unique_ptr<TraceWriter> v2_writer(const std::string &path, const TraceInfo &info, Output mode)
 {
-	return std::make_unique<V2Writer>(path, info);
+	return std::make_unique<V2Writer>(path, info, mode);
 }
 
 } // namespace detail

@@ -6,6 +6,7 @@
 #include <zstd.h>
 
 #include "trace/event.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
@@ -228,11 +229,17 @@ struct ByteSink::Codec {
 	}
 };
 
-ByteSink::ByteSink(const std::string &path, Compression comp, int level) : path_(path), comp_(comp)
+ByteSink::ByteSink(const std::string &path, Compression comp, int level, Output mode)
+    : path_(path), comp_(comp)
 {
-	file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
-	if (!file_)
-		throw TraceError(path + ": cannot create: " + std::strerror(errno));
+	if (mode == Output::Replace) {
+		out_file_ = std::make_unique<OutputFile>(path);
+		file_ = out_file_->stream();
+	} else {
+		file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+		if (!file_)
+			throw TraceError(path + ": cannot create: " + std::strerror(errno));
+	}
 	// The sink writes whole chunks itself: stdio keeps none of them. A process that forks
 	// while recording (the virtual radeon's kernel view) then leaves nothing in the child for
 	// its exit() to flush into the parent's file.
@@ -254,6 +261,8 @@ ByteSink::ByteSink(const std::string &path, Compression comp, int level) : path_
 
 ByteSink::~ByteSink()
 {
+	if (out_file_) // not closed: out_file_'s own destructor removes what was written
+		return;
 	try {
 		close();
 	} catch (...) {
@@ -318,6 +327,11 @@ void ByteSink::close()
 		return;
 	closed_ = true;
 	flush_buffer(Mode::End);
+	if (out_file_) {
+		file_ = nullptr;
+		out_file_->commit(); // flushes, fsyncs and renames; stdout only flushed
+		return;
+	}
 	if (file_ != stdout) {
 		if (std::fclose(file_) != 0)
 			throw TraceError(path_ + ": close failed: " + std::strerror(errno));

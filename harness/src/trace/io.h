@@ -11,6 +11,14 @@ namespace vramlab {
 
 enum class Compression { None, Gzip, Zstd };
 
+// How a writer reaches its file (util/output_file.h, docs/cli.md):
+// - Replace: the whole output or nothing: a temporary file renamed over the target at close();
+//   a writer destroyed without close() (an error, an exception) leaves the old file;
+// - Live: a recording written in place as it goes (the virtual radeon's kernel view), so that
+//   a program killed while recording leaves a readable prefix (flush()).
+enum class Output { Replace, Live };
+class OutputFile;
+
 class ByteSource {
 public:
 	// Opens path ("-" = stdin) and detects the compression from its first bytes.
@@ -75,8 +83,11 @@ private:
 
 class ByteSink {
 public:
-	ByteSink(const std::string &path, Compression comp, int level = 0);
-	~ByteSink(); // closes; errors are only reported by close()
+	ByteSink(const std::string &path, Compression comp, int level = 0,
+	         Output mode = Output::Replace);
+	// Live: closes (errors are only reported by close()); Replace: without close(), nothing
+	// replaces the target
+	~ByteSink();
 	ByteSink(const ByteSink &) = delete;
 	ByteSink &operator=(const ByteSink &) = delete;
 	void put(uint8_t b)
@@ -96,6 +107,7 @@ private:
 	void flush_buffer(Mode mode);
 	std::string path_;
 	FILE *file_ = nullptr;
+	std::unique_ptr<OutputFile> out_file_; // Replace
 	Compression comp_;
 	struct Codec;
 	std::unique_ptr<Codec> codec_;

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "trace/format.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
@@ -161,33 +162,6 @@ json signature(const Objective &o, const TrainConfig &c)
 	if (!k.builtin())
 		sig["costs"] = {k.pcie_gbps, k.vram_gbps, k.move_latency_us, k.gtt_reads_per_use};
 	return sig;
-}
-
-void write_atomically(const std::string &path, const std::string &text)
-{
-	const std::string tmp = path + ".tmp";
-	const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		throw TraceError(tmp + ": cannot write");
-	size_t off = 0;
-	while (off < text.size()) {
-		const ssize_t n = ::write(fd, text.data() + off, text.size() - off);
-		if (n <= 0) {
-			::close(fd);
-			throw TraceError(tmp + ": write failed");
-		}
-		off += size_t(n);
-	}
-	if (::fsync(fd) != 0 || ::close(fd) != 0)
-		throw TraceError(tmp + ": cannot sync");
-	if (std::rename(tmp.c_str(), path.c_str()) != 0)
-		throw TraceError(path + ": cannot rename " + tmp + " over it");
-	std::string dir = path.substr(0, path.find_last_of('/') + 1);
-	const int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		::fsync(dfd); // the rename itself survives a crash
-		::close(dfd);
-	}
 }
 
 struct State {
@@ -440,7 +414,7 @@ TrainResult train(const Objective &o, const TrainConfig &c, const BatchEval &eva
 			json j = state_json(s, rng, sig);
 			j["seconds"] = l.seconds;
 			j["cpu_seconds"] = l.cpu_seconds;
-			write_atomically(c.checkpoint, j.dump(1) + "\n");
+			write_output(c.checkpoint, j.dump(1) + "\n");
 		}
 	};
 	// Genomes met before are not replayed again (a converged population breeds copies of
