@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: MIT
+#
+# Linux 7.2 (Debian sid's linux-source-7.2) as a base of its own, beside 6.12's: its tree,
+# build directories and apt state live in the cache, and none of these targets is part of
+# `make test` (CI).  Included by Makefile.
+#
+#   make -C kernel tree-7.2       fetch the pinned linux-source-7.2 through a private apt
+#                                 state (fetch-sid-source.sh), unpack and commit it as a
+#                                 pristine base (tag vramlab-base), git am ../patches/linux-7.2/
+#                                 on branch vramlab; a moved sid that the series no longer
+#                                 applies to says REBASE NEEDED and fails no build by itself
+#   make -C kernel checkpatch-7.2 7.2's checkpatch.pl --strict on every patch of the series
+#   make -C kernel kunit-7.2      radeon's KUnit suite under UML, twice: with the debug config
+#                                 (lockdep, DEBUG_MUTEXES, KASAN) and a production-like one
+#                                 (no DEBUG_MUTEXES: fence slots are not re-checked at unlock)
+#   make -C kernel modules-7.2    x86_64 radeon.ko and radeon_kunit_test.ko with W=1 on the
+#                                 files the series touches, at every patch of the series
+#   make -C kernel test-7.2       tree-7.2 + checkpatch-7.2 + kunit-7.2 + modules-7.2
+#   make -C kernel prove-7.2      the suite alone (the series' last patch) on the pristine
+#                                 base, production-like config: it must fail there; the
+#                                 output goes to $(BUILD72)/prove/
+
+# The one place the 7.2 base is pinned: sid's package and version at the time of writing
+K72_PKG       := linux-source-7.2
+K72_VERSION   := 7.2.13-1
+
+KDIR72        := $(VRAMLAB_CACHE)/linux-7.2
+BUILD72       := $(VRAMLAB_CACHE)/build-7.2
+PATCHDIR72    := $(abspath $(HERE)/../patches/linux-7.2)
+GITID72       := -c user.name="$$(git config --global user.name || echo vramlab)" \
+                 -c user.email="$$(git config --global user.email || echo vramlab@localhost)"
+GIT72         := git -C $(KDIR72) $(GITID72)
+KUNIT72       := $(HERE)/kunitconfig-7.2
+# The series' patches in order, without a cover letter
+SERIES72       = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/[0-9]*.patch)))
+
+.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2
+
+test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2
+
+# Unpacks and commits only when the tree is missing or holds another package than the one
+# fetched; re-applies the series only when it changed (stamp, as `tree` does for 6.12).
+tree-7.2: deps
+	@mkdir -p $(VRAMLAB_CACHE) $(BUILD72)
+	@deb=$$($(HERE)/fetch-sid-source.sh $(VRAMLAB_CACHE) $(K72_PKG) $(K72_VERSION) | tail -1) || { \
+		echo "tree-7.2: SKIP: no linux-source-7.x could be had (no network, nothing cached)"; \
+		rm -f $(BUILD72)/status; echo skip > $(BUILD72)/status; exit 0; }; \
+	pkg=$$(basename $$deb .deb); pkg=$${pkg%_all}; \
+	if [ "$$(cat $(KDIR72)/.git/vramlab-package 2>/dev/null)" != "$$pkg" ] || \
+	   ! $(GIT72) rev-parse -q --verify refs/tags/$(BASE_TAG) >/dev/null 2>&1; then \
+		echo "tree-7.2: unpacking $$pkg into $(KDIR72)"; \
+		rm -rf $(KDIR72) $(KDIR72).tmp; mkdir -p $(KDIR72).tmp; \
+		src=$${pkg%%_*}; \
+		dpkg-deb --fsys-tarfile $$deb | tar -xO ./usr/src/$$src.tar.xz | tar -C $(KDIR72).tmp -xJ; \
+		mv $(KDIR72).tmp/$$src $(KDIR72); rmdir $(KDIR72).tmp; \
+		git -C $(KDIR72) init -q -b master; \
+		$(GIT72) add -A -f; \
+		$(GIT72) commit -q -m "$$pkg: Linux $$($(MAKE) -s --no-print-directory -C $(KDIR72) kernelversion) (Debian sid, pristine)"; \
+		$(GIT72) tag $(BASE_TAG); \
+		echo $$pkg > $(KDIR72)/.git/vramlab-package; \
+	fi; \
+	echo "tree-7.2: base $$pkg (pinned: $(K72_PKG)_$(K72_VERSION))"; \
+	p=( $(SERIES72) ); \
+	sum=$$(cat /dev/null $${p[@]} | sha256sum | cut -d' ' -f1); \
+	stamp=$(KDIR72)/.git/vramlab-series; \
+	if [ -z "$(FORCE)" ] && [ -f $$stamp ] && [ "$$(cat $$stamp)" = "$$sum $$($(GIT72) rev-parse HEAD)" ] && \
+	   [ -z "$$($(GIT72) status --porcelain --ignored=no)" ]; then \
+		echo "tree-7.2: $(KDIR72) up to date ($${#p[@]} patches)"; echo ok > $(BUILD72)/status; exit 0; \
+	fi; \
+	rm -f $$stamp; \
+	$(GIT72) am --abort >/dev/null 2>&1 || true; \
+	$(GIT72) checkout -q -f -B $(BRANCH) $(BASE_TAG); \
+	$(GIT72) clean -q -fdx; \
+	if [ $${#p[@]} -gt 0 ] && ! $(GIT72) am -q --whitespace=error-all $${p[@]}; then \
+		$(GIT72) am --abort >/dev/null 2>&1 || true; \
+		if [ "$$pkg" = "$(K72_PKG)_$(K72_VERSION)" ]; then \
+			echo "tree-7.2: the series does not apply to the pinned $$pkg"; exit 1; fi; \
+		echo "tree-7.2: ************************************************************"; \
+		echo "tree-7.2: REBASE NEEDED: the series does not apply to $$pkg"; \
+		echo "tree-7.2: (pinned: $(K72_PKG)_$(K72_VERSION)); the 7.2 suites are skipped"; \
+		echo "tree-7.2: ************************************************************"; \
+		echo rebase > $(BUILD72)/status; exit 0; \
+	fi; \
+	echo "$$sum $$($(GIT72) rev-parse HEAD)" > $$stamp; echo ok > $(BUILD72)/status; \
+	echo "tree-7.2: $(KDIR72) at $$($(GIT72) describe --tags --always) ($${#p[@]} patches applied)"
+
+# The 7.2 targets below run only on a tree the series applied to (tree-7.2's status)
+define need72
+	@st=$$(cat $(BUILD72)/status 2>/dev/null || echo missing); \
+	if [ "$$st" != ok ]; then echo "$@: SKIP (tree-7.2: $$st)"; exit 0; fi
+endef
+
+checkpatch-7.2:
+	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
+	$(call apt_need,python3-ply python3-git)
+	@rc=0; for p in $(SERIES72); do \
+		out=$$(cd $(KDIR72) && PATH=/usr/bin:$$PATH perl scripts/checkpatch.pl --strict -q --terse $$p) || true; \
+		e=$$(grep -c ': ERROR:' <<<"$$out" || true); \
+		w=$$(grep -c ': WARNING:' <<<"$$out" || true); \
+		c=$$(grep -c ': CHECK:' <<<"$$out" || true); \
+		printf '%-60s errors %s warnings %s checks %s\n' $$(basename $$p) $$e $$w $$c; \
+		out=$$(grep -v "^total:" <<<"$$out" || true); \
+		[ -z "$$out" ] || sed "s|^$$p:|    line |" <<<"$$out"; \
+		[ "$$e$$c" = 00 ] || rc=1; \
+	done; exit $$rc
+
+# One UML kernel per config; each run fails on a failed case and on what the kernel reported
+KUNIT72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
+	--build_dir=$(BUILD72)/$(1) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(2) \
+	--json=$(BUILD72)/$(1).json 'radeon*' 2>&1 | tee $(BUILD72)/$(1).log
+
+kunit-7.2:
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		set -e; mkdir -p $(BUILD72); \
+		$(call KUNIT72_RUN,kunit-um-debug,debug); \
+		$(call KUNIT72_RUN,kunit-um-prod,prod); \
+		for l in debug prod; do \
+			if grep -nE '$(KERNEL_REPORTS)' $(BUILD72)/kunit-um-$$l.log; then \
+				echo "kunit-7.2 ($$l): the kernel reported the above"; exit 1; fi; \
+		done; fi
+
+modules-7.2: deps
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		nice -n 10 $(HERE)/build-modules-7.2.sh $(KDIR72) $(BUILD72)/modules $(JOBS) $(BASE_TAG); fi
+
+# The suite on stock 7.2: a worktree at the base with only the suite's patch (the last of
+# the series) applied, the production-like config; it must FAIL (or the kernel die) there.
+prove-7.2:
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		set -e; w=$(KDIR72)-prove; last=$(lastword $(SERIES72)); \
+		git -C $(KDIR72) worktree prune; \
+		[ -e $$w/.git ] || git -C $(KDIR72) worktree add -q --detach $$w $(BASE_TAG); \
+		git -C $$w am --abort >/dev/null 2>&1 || true; \
+		git -C $$w checkout -q -f --detach $(BASE_TAG); git -C $$w clean -q -fdx; \
+		git -C $$w $(GITID72) am -q $$last; \
+		mkdir -p $(BUILD72)/prove; \
+		cd $$w && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
+			--build_dir=$(BUILD72)/prove/um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+			--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod \
+			--raw_output=all 'radeon*' >$(BUILD72)/prove/stock-7.2.log 2>&1 && rc=0 || rc=$$?; \
+		grep -E '^ *(not )?ok [0-9]|BUG|Kernel panic|dma-resv' $(BUILD72)/prove/stock-7.2.log | head -40; \
+		if [ $$rc = 0 ] && ! grep -qE '^ *not ok|Kernel panic|kernel BUG' $(BUILD72)/prove/stock-7.2.log; then \
+			echo "prove-7.2: the suite PASSED on stock 7.2: it does not show the bugs"; exit 1; fi; \
+		echo "prove-7.2: the suite fails on stock 7.2, as it must ($(BUILD72)/prove/stock-7.2.log)"; fi
