@@ -9,6 +9,12 @@
 # Optional: FIXES_DIR, FIXES_TAG and FIXES_SUBJECT_PREFIX, a series of standalone fixes (its own cover letter,
 # $(HERE)/cover-letter-fixes.txt) applied first and tagged FIXES_TAG; PATCHDIR follows on top.
 #
+# `export` writes the series without a Signed-off-by (docs/series.md, "Who signs off"); with
+# SUBMITTER='Name <address>' and ASSISTED_BY='AGENT:MODEL [TOOL...]' (or none) it also writes
+# copies to send into $(MAILDIR)/<the patch directory's name>: the submitter their author,
+# with the Assisted-by, a Co-developed-by and Signed-off-by pair for each of
+# CO_DEVELOPED_BY='Name <address>; ...' and the submitter's Signed-off-by (ci/sign-off.py).
+#
 # `tree` is idempotent: the source is unpacked and tagged once; the branch is rebuilt from the
 # tag only when the series changed (a stamp in .git records the checksum of the applied
 # patches), so an unchanged series touches no file and the build has nothing to redo.
@@ -18,6 +24,8 @@ SERIES = shopt -s nullglob; f=( $(if $(FIXES_DIR),$(FIXES_DIR)/0*.patch) ); \
          p=( $(PATCHDIR)/0*.patch ); p=( $${p[@]/*0000-cover-letter.patch} )
 
 .PHONY: tree unpack export build
+
+MAILDIR ?= $(VRAMLAB_CACHE)/mail
 
 tree: deps
 	@mkdir -p $(VRAMLAB_CACHE)
@@ -52,7 +60,15 @@ unpack:
 	@$(GIT) tag $(BASE_TAG)
 
 export:
+	@[ -z "$${SUBMITTER:-}" ] || [ -n "$${ASSISTED_BY:-}" ] || \
+		{ echo "export: SUBMITTER needs ASSISTED_BY='AGENT_NAME:MODEL_VERSION [TOOL...]'"; \
+		  echo "  (submitting-patches.rst, 'Using Assisted-by:'), or ASSISTED_BY=none if no coding tool helped"; \
+		  exit 1; }
 	@test -d $(SRC)/.git || { echo "no tree; run make tree"; exit 1; }
+	@n=$$($(GIT) log --format=%B $(BASE_TAG)..HEAD | grep -ci '^signed-off-by:' || true); [ "$$n" = 0 ] || \
+		{ echo "the commits in $(SRC) carry a Signed-off-by, which the checked-in copies must not:"; \
+		  echo "drop it (make tree re-applies the checked-in copies when they changed); SUBMITTER= adds one"; \
+		  exit 1; }
 	@mkdir -p $(PATCHDIR) $(FIXES_DIR)
 	@rm -f $(PATCHDIR)/*.patch $(if $(FIXES_DIR),$(FIXES_DIR)/*.patch)
 	@$(if $(FIXES_DIR),$(GIT) rev-parse -q --verify refs/tags/$(FIXES_TAG) >/dev/null || \
@@ -65,6 +81,19 @@ export:
 	@$(ROOT)/mesa/cover-letter.sh $(PATCHDIR)/0000-cover-letter.patch $(HERE)/cover-letter.txt
 	@$(SERIES); cat /dev/null $${f[@]} $${p[@]} | sha256sum | cut -d' ' -f1 > $(SRC)/.git/vramlab-series
 	@ls $(FIXES_DIR) $(PATCHDIR)
+	@$(ROOT)/ci/sign-off.py --unsigned $(FIXES_DIR) $(PATCHDIR)
+	@if [ -z "$${SUBMITTER:-}" ]; then \
+		echo "export: no SUBMITTER, so no Signed-off-by and no author who can answer for them."; \
+		echo "  To send: make -C $(notdir $(HERE)) export SUBMITTER='Your Name <you@your.org>' ASSISTED_BY='AGENT:MODEL'"; \
+	else \
+		co=(); IFS=';' read -ra cds <<<"$${CO_DEVELOPED_BY:-}"; \
+		for c in "$${cds[@]}"; do [ -z "$${c// }" ] || co+=( --co-developed-by "$$c" ); done; \
+		for d in $(FIXES_DIR) $(PATCHDIR); do \
+			mkdir -p $(MAILDIR)/$$(basename $$d); rm -f $(MAILDIR)/$$(basename $$d)/*.patch; \
+			$(ROOT)/ci/sign-off.py --submitter "$$SUBMITTER" --assisted-by "$${ASSISTED_BY:-}" \
+				"$${co[@]}" --out $(MAILDIR)/$$(basename $$d) $$d || exit 1; \
+		done; \
+	fi
 
 # meson configures once; later runs are incremental. The build time is printed.
 build:
