@@ -34,7 +34,7 @@ KUNIT72       := $(HERE)/kunitconfig-7.2
 # The series' patches in order, without a cover letter
 SERIES72       = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/[0-9]*.patch)))
 
-.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2
+.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2
 
 test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2
 
@@ -146,3 +146,22 @@ prove-7.2:
 		if [ $$rc = 0 ] && ! grep -qE '^ *not ok|Kernel panic|kernel BUG' $(BUILD72)/prove/stock-7.2.log; then \
 			echo "prove-7.2: the suite PASSED on stock 7.2: it does not show the bugs"; exit 1; fi; \
 		echo "prove-7.2: the suite fails on stock 7.2, as it must ($(BUILD72)/prove/stock-7.2.log)"; fi
+
+# ../patches/linux-7.2/ from the tree: the fixes and radeon's KUnit suite, one series for
+# the amdgpu/radeon tree (amd-gfx), To:/Cc: from 7.2's get_maintainer.pl, the cover letter's
+# subject and text from linux-7.2-cover.txt.  No Signed-off-by is added here: the submitter's
+# comes with `make export` (issue 46, item 5).
+export-7.2:
+	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
+	@tmp=$$(mktemp -d); \
+	$(GIT72) format-patch -q --no-signature --zero-commit -o $$tmp $(BASE_TAG)..$(BRANCH); \
+	to=$$(cd $(KDIR72) && $(GETMAINT) --m --no-r --no-l $$tmp/*.patch 2>/dev/null); \
+	cc=$$(cd $(KDIR72) && $(GETMAINT) --no-m --r --l $$tmp/*.patch 2>/dev/null); \
+	rm -rf $$tmp; mkdir -p $(PATCHDIR72); rm -f $(PATCHDIR72)/*.patch; \
+	$(GIT72) format-patch -q --no-signature --zero-commit --cover-letter --subject-prefix=PATCH \
+		--to="$$to" --cc="$$cc" --cc=stable@vger.kernel.org -o $$tmp $(BASE_TAG)..$(BRANCH); \
+	for f in $$tmp/*.patch; do mv $$f $(PATCHDIR72)/1-radeon-$$(basename $$f); done; rmdir $$tmp; \
+	$(PYTHON) -c 'import sys; p, t = sys.argv[1:]; s = open(p).read(); subj, body = open(t).read().split("\n\n", 1); \
+		s = s.replace("*** SUBJECT HERE ***", subj.strip()).replace("*** BLURB HERE ***", body.strip()); \
+		open(p, "w").write(s)' $(PATCHDIR72)/1-radeon-0000-cover-letter.patch $(HERE)/linux-7.2-cover.txt
+	@ls $(PATCHDIR72)
