@@ -185,7 +185,7 @@ def sign(files, out, submitter, assisted, co_developers):
                         "Content-Transfer-Encoding: 8bit"]
         safe.write_text(os.path.join(out, os.path.basename(path)),
                         "\n".join(headers) + "\n\n" + text)
-    print(f"{PROG}: {len(files)} files ({patches} patch{'es' if patches != 1 else ''} and "
+    print(f"{PROG}: {len(files)} file{'s' if len(files) != 1 else ''} ({patches} patch{'es' if patches != 1 else ''} and "
           f"{len(files) - patches} cover letter{'s' if len(files) - patches != 1 else ''}) "
           f"signed off by {me} in {out}")
 
