@@ -46,9 +46,8 @@ build_at() {
 	local log=$1 f objs=()
 
 	for f in "${files[@]}"; do
-		[ -f "$tree/$f" ] || continue
 		rm -f "$out/${f%.c}.o"
-		objs+=("${f%.c}.o")
+		[ -f "$tree/$f" ] && objs+=("${f%.c}.o")
 	done
 	[ ${#objs[@]} -gt 0 ] || return 0
 	if [ -f "$tree/drivers/gpu/drm/radeon/tests/Makefile" ] &&

@@ -90,11 +90,15 @@ define need72
 	if [ "$$st" != ok ]; then echo "$@: SKIP (tree-7.2: $$st)"; exit 0; fi
 endef
 
+# Ignored: MISSING_SIGN_OFF (the checked-in patches carry none; `make export` adds the
+# submitter's) and UNKNOWN_COMMIT_ID (Debian's tree has no upstream history to look the
+# Fixes: id up in).  Fails on an error or a check; warnings are printed.
 checkpatch-7.2:
 	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
 	$(call apt_need,python3-ply python3-git)
 	@rc=0; for p in $(SERIES72); do \
-		out=$$(cd $(KDIR72) && PATH=/usr/bin:$$PATH perl scripts/checkpatch.pl --strict -q --terse $$p) || true; \
+		out=$$(cd $(KDIR72) && PATH=/usr/bin:$$PATH perl scripts/checkpatch.pl --strict -q --terse \
+			--ignore MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID $$p) || true; \
 		e=$$(grep -c ': ERROR:' <<<"$$out" || true); \
 		w=$$(grep -c ': WARNING:' <<<"$$out" || true); \
 		c=$$(grep -c ': CHECK:' <<<"$$out" || true); \
