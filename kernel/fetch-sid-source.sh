@@ -66,7 +66,8 @@ if ! apt-get "${apt_opts[@]}" update >"$state/update.log" 2>&1 ||
 fi
 
 want=$pkg ver=$version
-if ! apt-cache "${apt_opts[@]}" show "$pkg=$version" >/dev/null 2>&1; then
+# (apt-cache show exits 0 for a version it does not know: ask madison)
+if ! apt-cache "${apt_opts[@]}" madison "$pkg" 2>/dev/null | awk -v v="$version" '$3 == v { f = 1 } END { exit !f }'; then
 	# The newest linux-source-7.N sid serves, at its candidate version
 	want=$(apt-cache "${apt_opts[@]}" pkgnames linux-source-7. | sort -V | tail -1)
 	if [ -z "$want" ]; then

@@ -15,7 +15,8 @@
 #                                 (no DEBUG_MUTEXES: fence slots are not re-checked at unlock)
 #   make -C kernel modules-7.2    x86_64 radeon.ko and radeon_kunit_test.ko with W=1 on the
 #                                 files the series touches, at every patch of the series
-#   make -C kernel test-7.2       tree-7.2 + checkpatch-7.2 + kunit-7.2 + modules-7.2
+#   make -C kernel each-7.2       the UML kernel built at every patch of the series
+#   make -C kernel test-7.2       tree-7.2 + checkpatch-7.2 + kunit-7.2 + each-7.2 + modules-7.2
 #   make -C kernel prove-7.2      the suite alone (the series' last patch) on the pristine
 #                                 base, production-like config: it must fail there; the
 #                                 output goes to $(BUILD72)/prove/
@@ -34,9 +35,9 @@ KUNIT72       := $(HERE)/kunitconfig-7.2
 # The series' patches in order, without a cover letter
 SERIES72       = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/[0-9]*.patch)))
 
-.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2
+.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2
 
-test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2
+test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2
 
 # Unpacks and commits only when the tree is missing or holds another package than the one
 # fetched; re-applies the series only when it changed (stamp, as `tree` does for 6.12).
@@ -132,28 +133,50 @@ modules-7.2: deps
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
 		nice -n 10 $(HERE)/build-modules-7.2.sh $(KDIR72) $(BUILD72)/modules $(JOBS) $(BASE_TAG); fi
 
+# Every patch on its own under UML: the production-like build directory at each commit of
+# the series in the 7.2 tree (only what a commit changes is rebuilt), then back on the
+# series.  kunit-7.2 runs the suite at the last one.  Not to be run beside kunit-7.2.
+each-7.2:
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		set -e; test -f $(BUILD72)/kunit-um-prod/.config || \
+			{ echo "each-7.2: no UML build yet; run make kunit-7.2 first"; exit 1; }; \
+		rc=0; for rev in $$($(GIT72) rev-list --reverse $(BASE_TAG)..$(BRANCH)); do \
+			$(GIT72) checkout -q -f --detach $$rev; s=$$(date +%s); \
+			if nice -n 10 $(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod -j$(JOBS) \
+				>$(BUILD72)/each-um.log 2>&1; then \
+				echo "UML builds ($$(( $$(date +%s) - s ))s): $$($(GIT72) log -1 --format=%s)"; \
+			else echo "UML FAILS: $$($(GIT72) log -1 --format=%s)"; tail -20 $(BUILD72)/each-um.log; rc=1; fi; \
+		done; $(GIT72) checkout -q -f $(BRANCH); exit $$rc; fi
+
 # The suite on stock 7.2: branch `prove` of the 7.2 tree is the base with only the suite's
-# patch (the last of the series) applied; it is built in the production-like build directory
-# of kunit-7.2 (only the files that differ are rebuilt) and must FAIL, or the kernel die,
-# there.  The tree is back on the series afterwards.  Not to be run beside kunit-7.2.
+# patch (the last of the series) applied; it is built in kunit-7.2's build directories (only
+# the files that differ are rebuilt) and must FAIL, or the kernel die, there: with the
+# production-like config, and with the debug one if kunit-7.2 has built it.  Raw logs in
+# $(BUILD72)/prove/.  The tree is back on the series afterwards.  Not beside kunit-7.2.
+PROVE72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
+	--build_dir=$(BUILD72)/kunit-um-$(1) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(1) \
+	--raw_output=all 'radeon*' >$(BUILD72)/prove/stock-7.2-$(1).log 2>&1 || true; \
+	echo "== stock 7.2, $(1) config:"; \
+	grep -E '^ *(not )?ok [0-9]|a fence list|^ *Expected|kernel BUG|BUG: failure|Kernel panic' \
+		$(BUILD72)/prove/stock-7.2-$(1).log | head -40; \
+	if ! grep -qE '^ *not ok|Kernel panic|kernel BUG' $(BUILD72)/prove/stock-7.2-$(1).log; then \
+		echo "prove-7.2: the suite PASSED on stock 7.2 ($(1)): it does not show the bugs"; fail=1; fi
+
 prove-7.2:
 	$(need72)
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
-		set -e; last=$(lastword $(SERIES72)); \
+		set -e; fail=0; last=$(lastword $(SERIES72)); \
 		$(GIT72) am --abort >/dev/null 2>&1 || true; \
 		$(GIT72) checkout -q -f -B prove $(BASE_TAG); $(GIT72) clean -q -fdx; \
 		$(GIT72) am -q $$last; \
 		mkdir -p $(BUILD72)/prove; \
-		cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
-			--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
-			--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod \
-			--raw_output=all 'radeon*' >$(BUILD72)/prove/stock-7.2.log 2>&1 && rc=0 || rc=$$?; \
+		$(call PROVE72_RUN,prod); \
+		if [ -f $(BUILD72)/kunit-um-debug/.config ]; then $(call PROVE72_RUN,debug); fi; \
 		$(GIT72) checkout -q -f $(BRANCH); \
-		grep -E '^ *(not )?ok [0-9]|^ *# [a-z_]+: (EXPECTATION|ASSERTION)|Expected|kernel BUG|Kernel panic' \
-			$(BUILD72)/prove/stock-7.2.log | head -60; \
-		if [ $$rc = 0 ] && ! grep -qE '^ *not ok|Kernel panic|kernel BUG' $(BUILD72)/prove/stock-7.2.log; then \
-			echo "prove-7.2: the suite PASSED on stock 7.2: it does not show the bugs"; exit 1; fi; \
-		echo "prove-7.2: the suite fails on stock 7.2, as it must ($(BUILD72)/prove/stock-7.2.log)"; fi
+		[ $$fail = 0 ] || exit 1; \
+		echo "prove-7.2: the suite fails on stock 7.2, as it must ($(BUILD72)/prove/)"; fi
 
 # ../patches/linux-7.2/ from the tree: the fixes and radeon's KUnit suite, one series for
 # the amdgpu/radeon tree (amd-gfx), To:/Cc: from 7.2's get_maintainer.pl, the cover letter's
