@@ -88,7 +88,8 @@ tree-7.2: deps
 # The 7.2 targets below run only on a tree the series applied to (tree-7.2's status)
 define need72
 	@st=$$(cat $(BUILD72)/status 2>/dev/null || echo missing); \
-	if [ "$$st" != ok ]; then echo "$@: SKIP (tree-7.2: $$st)"; exit 0; fi
+	if [ "$$st" != ok ]; then echo "$@: SKIP (tree-7.2: $$st)"; exit 0; fi; \
+	echo "$@: base $$(cat $(KDIR72)/.git/vramlab-package) (pinned: $(K72_PKG)_$(K72_VERSION))"
 endef
 
 # Ignored: MISSING_SIGN_OFF (the checked-in patches carry none; `make export` adds the
