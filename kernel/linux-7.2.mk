@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: MIT
 #
 # Linux 7.2 (Debian sid's linux-source-7.2) as a base of its own, beside 6.12's: its tree,
-# build directories and apt state live in the cache, and none of these targets is part of
-# `make test` (CI).  Included by Makefile.
+# build directories and apt state live in the cache.  `make test` (CI) runs tree-7.2 and
+# checkpatch-7.2 only: the KUnit builds do not fit CI's time yet.  Included by Makefile.
 #
 #   make -C kernel tree-7.2       fetch the pinned linux-source-7.2 through a private apt
 #                                 state (fetch-sid-source.sh), unpack and commit it as a
