@@ -181,8 +181,8 @@ prove-7.2:
 
 # ../patches/linux-7.2/ from the tree: the fixes and radeon's KUnit suite, one series for
 # the amdgpu/radeon tree (amd-gfx), To:/Cc: from 7.2's get_maintainer.pl, the cover letter's
-# subject and text from linux-7.2-cover.txt.  No Signed-off-by is added here: the submitter's
-# comes with `make export` (issue 46, item 5).
+# subject and text from linux-7.2-cover.txt.  The checked-in copies carry no Signed-off-by;
+# with SUBMITTER= and ASSISTED_BY= (as `export`) signed copies to mail go to $(MAILDIR)/linux-7.2.
 export-7.2:
 	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
 	@tmp=$$(mktemp -d); \
@@ -197,3 +197,16 @@ export-7.2:
 		s = s.replace("*** SUBJECT HERE ***", subj.strip()).replace("*** BLURB HERE ***", body.strip()); \
 		open(p, "w").write(s)' $(PATCHDIR72)/1-radeon-0000-cover-letter.patch $(HERE)/linux-7.2-cover.txt
 	@ls $(PATCHDIR72)
+	@$(SIGN_OFF) --unsigned $(PATCHDIR72)
+	@# signed copies to mail, as `export` writes 6.12's (SUBMITTER, ASSISTED_BY, CO_DEVELOPED_BY)
+	@if [ -z "$${SUBMITTER:-}" ]; then \
+		echo "export-7.2: no SUBMITTER, so no Signed-off-by: these copies cannot be mailed as they are."; \
+	elif [ -z "$${ASSISTED_BY:-}" ]; then \
+		echo "export-7.2: SUBMITTER needs ASSISTED_BY='AGENT:MODEL' (or none)"; exit 1; \
+	else \
+		co=(); IFS=';' read -ra cds <<<"$${CO_DEVELOPED_BY:-}"; \
+		for c in "$${cds[@]}"; do [ -z "$${c// }" ] || co+=( --co-developed-by "$$c" ); done; \
+		mkdir -p $(MAILDIR)/linux-7.2; rm -f $(MAILDIR)/linux-7.2/*.patch; \
+		$(SIGN_OFF) --submitter "$$SUBMITTER" --assisted-by "$$ASSISTED_BY" "$${co[@]}" \
+			--out $(MAILDIR)/linux-7.2 $(PATCHDIR72); \
+	fi
