@@ -82,18 +82,7 @@ export:
 	@$(SERIES); cat /dev/null $${f[@]} $${p[@]} | sha256sum | cut -d' ' -f1 > $(SRC)/.git/vramlab-series
 	@ls $(FIXES_DIR) $(PATCHDIR)
 	@$(ROOT)/ci/sign-off.py --unsigned $(FIXES_DIR) $(PATCHDIR)
-	@if [ -z "$${SUBMITTER:-}" ]; then \
-		echo "export: no SUBMITTER, so no Signed-off-by and no author who can answer for them."; \
-		echo "  To send: make -C $(notdir $(HERE)) export SUBMITTER='Your Name <you@your.org>' ASSISTED_BY='AGENT:MODEL'"; \
-	else \
-		co=(); IFS=';' read -ra cds <<<"$${CO_DEVELOPED_BY:-}"; \
-		for c in "$${cds[@]}"; do [ -z "$${c// }" ] || co+=( --co-developed-by "$$c" ); done; \
-		for d in $(FIXES_DIR) $(PATCHDIR); do \
-			mkdir -p $(MAILDIR)/$$(basename $$d); rm -f $(MAILDIR)/$$(basename $$d)/*.patch; \
-			$(ROOT)/ci/sign-off.py --submitter "$$SUBMITTER" --assisted-by "$${ASSISTED_BY:-}" \
-				"$${co[@]}" --out $(MAILDIR)/$$(basename $$d) $$d || exit 1; \
-		done; \
-	fi
+	@$(ROOT)/ci/sign-off.py --mail $(MAILDIR) $(FIXES_DIR) $(PATCHDIR)
 
 # meson configures once; later runs are incremental. The build time is printed.
 build:

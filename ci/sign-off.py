@@ -13,6 +13,12 @@ usage:
       trailers after the message's own: Assisted-by (unless `none`), a Co-developed-by and
       Signed-off-by pair per co-developer, and the submitter's Signed-off-by last.
 
+  sign-off.py --mail MAILDIR PATCH|DIR...
+      What every export runs: the same, with SUBMITTER, ASSISTED_BY and CO_DEVELOPED_BY
+      ('Name <address>; ...') from the environment, each argument's copies into
+      MAILDIR/<its directory's name> (its old *.patch files removed first); without
+      SUBMITTER it only says that the copies cannot be mailed, and succeeds.
+
 A DIR argument stands for its *.patch files.  The submitter and each co-developer must be
 a name and a mailable address: an address in a domain reserved for examples or tests
 (.example, .invalid, .test, .localhost, example.com/net/org) or a no-reply address is
@@ -190,9 +196,33 @@ def sign(files, out, submitter, assisted, co_developers):
           f"signed off by {me} in {out}")
 
 
+def mail(maildir, args):
+    """The exports' signing step: the submitter's identity and trailers from the environment."""
+    submitter = os.environ.get("SUBMITTER", "").strip()
+    if not submitter:
+        print(f"{PROG}: no SUBMITTER, so no Signed-off-by: these copies cannot be mailed as "
+              "they are.\n  To mail: make export SUBMITTER='Your Name <you@your.org>' "
+              "ASSISTED_BY='AGENT:MODEL'")
+        return
+    assisted = os.environ.get("ASSISTED_BY", "").strip()
+    if not assisted:
+        die("SUBMITTER needs ASSISTED_BY='AGENT_NAME:MODEL_VERSION [TOOL...]' "
+            "(submitting-patches.rst, 'Using Assisted-by:'), or ASSISTED_BY=none if no coding "
+            "tool helped")
+    co = [c.strip() for c in os.environ.get("CO_DEVELOPED_BY", "").split(";") if c.strip()]
+    for arg in args:
+        src = os.path.abspath(arg)
+        name = os.path.basename(src if os.path.isdir(src) else os.path.dirname(src))
+        out = os.path.join(maildir, name)
+        for old in glob.glob(os.path.join(out, "*.patch")):
+            os.unlink(old)  # a patch the series no longer has must not be mailed
+        sign(patch_files([arg]), out, submitter, assisted, co)
+
+
 def main():
     ap = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n")[0])
     ap.add_argument("--unsigned", action="store_true")
+    ap.add_argument("--mail", metavar="MAILDIR")
     ap.add_argument("--out")
     ap.add_argument("--submitter")
     ap.add_argument("--assisted-by")
@@ -204,6 +234,11 @@ def main():
         if a.out or a.submitter or a.assisted_by or a.co_developed_by:
             die("--unsigned takes only patches")
         unsigned(files)
+        return
+    if a.mail:
+        if a.out or a.submitter or a.assisted_by or a.co_developed_by:
+            die("--mail takes its identities from SUBMITTER, ASSISTED_BY, CO_DEVELOPED_BY")
+        mail(a.mail, a.patches)
         return
     if not a.out or not a.submitter:
         die("--out and --submitter are needed (or --unsigned)")

@@ -198,15 +198,4 @@ export-7.2:
 		open(p, "w").write(s)' $(PATCHDIR72)/1-radeon-0000-cover-letter.patch $(HERE)/linux-7.2-cover.txt
 	@ls $(PATCHDIR72)
 	@$(SIGN_OFF) --unsigned $(PATCHDIR72)
-	@# signed copies to mail, as `export` writes 6.12's (SUBMITTER, ASSISTED_BY, CO_DEVELOPED_BY)
-	@if [ -z "$${SUBMITTER:-}" ]; then \
-		echo "export-7.2: no SUBMITTER, so no Signed-off-by: these copies cannot be mailed as they are."; \
-	elif [ -z "$${ASSISTED_BY:-}" ]; then \
-		echo "export-7.2: SUBMITTER needs ASSISTED_BY='AGENT:MODEL' (or none)"; exit 1; \
-	else \
-		co=(); IFS=';' read -ra cds <<<"$${CO_DEVELOPED_BY:-}"; \
-		for c in "$${cds[@]}"; do [ -z "$${c// }" ] || co+=( --co-developed-by "$$c" ); done; \
-		mkdir -p $(MAILDIR)/linux-7.2; rm -f $(MAILDIR)/linux-7.2/*.patch; \
-		$(SIGN_OFF) --submitter "$$SUBMITTER" --assisted-by "$$ASSISTED_BY" "$${co[@]}" \
-			--out $(MAILDIR)/linux-7.2 $(PATCHDIR72); \
-	fi
+	@$(SIGN_OFF) --mail $(MAILDIR) $(PATCHDIR72)
