@@ -98,17 +98,7 @@ endef
 checkpatch-7.2:
 	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
 	$(call apt_need,python3-ply python3-git)
-	@rc=0; for p in $(SERIES72); do \
-		out=$$(cd $(KDIR72) && PATH=/usr/bin:$$PATH perl scripts/checkpatch.pl --strict -q --terse \
-			--ignore MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID $$p) || true; \
-		e=$$(grep -c ': ERROR:' <<<"$$out" || true); \
-		w=$$(grep -c ': WARNING:' <<<"$$out" || true); \
-		c=$$(grep -c ': CHECK:' <<<"$$out" || true); \
-		printf '%-60s errors %s warnings %s checks %s\n' $$(basename $$p) $$e $$w $$c; \
-		out=$$(grep -v "^total:" <<<"$$out" || true); \
-		[ -z "$$out" ] || sed "s|^$$p:|    line |" <<<"$$out"; \
-		[ "$$e$$c" = 00 ] || rc=1; \
-	done; exit $$rc
+	@FAIL_ON=error,check $(HERE)/checkpatch-series.sh $(KDIR72) MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID $(SERIES72)
 
 # One UML kernel per config; each run fails on a failed case.  kunit.py's parsed output drops
 # the kernel's own lines, so the same kernel runs again with its raw log, and the target fails
