@@ -49,8 +49,6 @@ bool stdout_is_tty();
 // and "" are always fine. write_json() then writes it whole or not at all (a temporary file
 // renamed over it), or to stdout for "-".
 void check_json_path(const std::string &path);
-// Text into PATH through a temporary file that is renamed (no half-written file, ever).
-void write_file(const std::string &path, const std::string &text);
 void write_json(const std::string &path, const nlohmann::json &j);
 // --on-impossible keep|skip|exclude (CLI11 has checked the word).
 OnImpossible parse_on_impossible(const std::string &s);

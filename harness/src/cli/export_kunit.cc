@@ -20,6 +20,7 @@
 #include "kmodel/ensemble.h"
 #include "kmodel/kernel_model.h"
 #include "trace/stats.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
@@ -328,7 +329,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		h << " },\n";
 	}
 	h << "};\n";
-	write_file(out, h.str());
+	write_output(out, h.str());
 	std::fprintf(stderr, "%s: %zu traces, %zu cases (%zu with pinned kernel BOs, %zu on 6.14's "
 	                     "submission path)\n",
 	             out.c_str(), names.size(), cases.size(), pinned_cases.size(), stock_cases.size());

@@ -73,8 +73,6 @@ void write_json(const std::string &path, const nlohmann::json &j)
 	write_output(path, j.dump(1) + "\n");
 }
 
-void write_file(const std::string &path, const std::string &text) { write_output(path, text); }
-
 OnImpossible parse_on_impossible(const std::string &s)
 {
 	return s == "skip" ? OnImpossible::Skip : s == "exclude" ? OnImpossible::Exclude

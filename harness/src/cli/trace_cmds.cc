@@ -1,7 +1,6 @@
 // vramlab trace stats | show | convert | repair
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -311,9 +310,7 @@ void cmd_repair(const std::string &in, const std::string &out, const std::string
                 bool skip_impossible)
 {
 	// The output is read back to check its totals: a device, a FIFO or stdout cannot be
-	std::error_code ec;
-	const auto st = std::filesystem::status(out, ec);
-	if (out == "-" || (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)))
+	if (written_in_place(out))
 		throw CLI::ValidationError("OUT", out + " is not a regular file (the repair reads its "
 		                                        "output back to check the totals)");
 	check_output_path(out);

@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "train/trainer.h"
 #include "trace/format.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
@@ -157,10 +158,6 @@ struct TrainArgs {
 	bool quiet = false;
 };
 
-void write_text(const std::string &path, const std::string &text)
-{
-	write_file(path, text);
-}
 
 void run_train(TrainArgs &a)
 {
@@ -174,9 +171,7 @@ void run_train(TrainArgs &a)
 	check_json_path(a.json);
 	if (!a.c.checkpoint.empty()) {
 		// rewritten every generation and read back by --resume: a device or FIFO cannot be one
-		std::error_code ec;
-		const auto st = std::filesystem::status(a.c.checkpoint, ec);
-		if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+		if (written_in_place(a.c.checkpoint))
 			throw CLI::ValidationError("--checkpoint", a.c.checkpoint + " is not a regular file "
 			                                           "(a checkpoint is read back by --resume)");
 		check_json_path(a.c.checkpoint);
@@ -228,7 +223,7 @@ void run_train(TrainArgs &a)
 		                   std::to_string(a.c.seed) + ", training fitness " +
 		                   std::to_string(r.best_fitness) + " (LRU = 1)\n" + r.best.to_text();
 		if (!a.out.empty())
-			write_text(a.out, text);
+			write_output(a.out, text);
 		else
 			std::fputs(text.c_str(), stdout);
 		if (!a.json.empty()) {
@@ -253,7 +248,7 @@ void run_train(TrainArgs &a)
 				             {"evaluations", l.evaluations}, {"stopped_early", l.stopped_early},
 				             {"seconds", l.seconds}, {"cpu_seconds", l.cpu_seconds},
 				             {"phase", l.phase}});
-			write_text(a.json, j.dump(1) + "\n");
+			write_output(a.json, j.dump(1) + "\n");
 		}
 		if (a.c.progress && !r.log.empty())
 			std::fprintf(stderr, "best training fitness %.4f (LRU = 1; bytes %+.1f%%, time %+.1f%% "
@@ -353,7 +348,7 @@ void run_eval(EvalArgs &a)
 	}
 	std::printf("\nworst tr: the largest transfer-time excess over LRU of any single trace\n");
 	if (!a.json.empty())
-		write_text(a.json, j.dump(1) + "\n");
+		write_output(a.json, j.dump(1) + "\n");
 }
 
 } // namespace

@@ -10,18 +10,16 @@
 #include "sim/run.h"
 #include "trace/event.h"
 #include "trace/stats.h"
+#include "util/output_file.h"
 
 namespace vramlab {
 
 namespace {
 
+// -o not given: stdout
 void write_out(const std::string &path, const std::string &text)
 {
-	if (path.empty() || path == "-") {
-		std::fputs(text.c_str(), stdout);
-		return;
-	}
-	write_file(path, text);
+	write_output(path.empty() ? "-" : path, text);
 }
 
 // Deterministic inputs that reach every clamp edge and the middle of every range.

@@ -233,18 +233,18 @@ ByteSink::ByteSink(const std::string &path, Compression comp, int level, Output 
     : path_(path), comp_(comp)
 {
 	if (mode == Output::Replace) {
-		out_file_ = std::make_unique<OutputFile>(path);
+		out_file_ = std::make_unique<OutputFile>(path); // unbuffered, as below
 		file_ = out_file_->stream();
 	} else {
 		file_ = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
 		if (!file_)
 			throw TraceError(path + ": cannot create: " + std::strerror(errno));
+		// The sink writes whole chunks itself: stdio keeps none of them. A process that
+		// forks while recording (the virtual radeon's kernel view) then leaves nothing in the
+		// child for its exit() to flush into the parent's file.
+		if (file_ != stdout)
+			std::setvbuf(file_, nullptr, _IONBF, 0);
 	}
-	// The sink writes whole chunks itself: stdio keeps none of them. A process that forks
-	// while recording (the virtual radeon's kernel view) then leaves nothing in the child for
-	// its exit() to flush into the parent's file.
-	if (file_ != stdout)
-		std::setvbuf(file_, nullptr, _IONBF, 0);
 	codec_ = std::make_unique<Codec>();
 	if (comp == Compression::Gzip) {
 		if (deflateInit2(&codec_->z, level ? level : 9, Z_DEFLATED, 15 + 16, 9,

@@ -279,6 +279,14 @@ void check_output_path(const std::string &path)
 		fail(path, dir + " takes no new files (proc or sysfs)");
 }
 
+bool written_in_place(const std::string &path)
+{
+	struct stat st;
+	return path == "-" ||
+	       (::stat(resolve_links(path).c_str(), &st) == 0 && !S_ISREG(st.st_mode) &&
+	        !S_ISDIR(st.st_mode));
+}
+
 void install_interrupt_cleanup(const char *prog)
 {
 	g_prog = prog;

@@ -56,6 +56,9 @@ void write_output(const std::string &path, const std::string &text);
 // anything but PATH's own symlinks: the target is not a directory, and its directory exists
 // and is writable. TraceError naming PATH when not. "-" is always fine.
 void check_output_path(const std::string &path);
+// PATH would be written in place, not replaced: "-" (stdout), or an existing device, FIFO
+// or socket (through its symlinks). Such an output cannot be read back afterwards.
+bool written_in_place(const std::string &path);
 // SIGINT and SIGTERM: remove every temporary file an OutputFile holds, print one line
 // ("PROG: interrupted") and exit 130 or 143, as a shell reports a signal's death.
 void install_interrupt_cleanup(const char *prog);
