@@ -71,7 +71,9 @@ Spread spread(const std::vector<double> &v)
 	        *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end())};
 }
 
-// Whether some submission names a buffer twice (only then do 6.14 + fix and 6.12 differ).
+// Whether some submission names a buffer twice (only then did the LRU fix alone and 6.12 differ;
+// with the duplicate fix too they differ only in a failed submission's tail moves, which an
+// unbounded GTT never has: kept as the conservative test).
 bool has_duplicate_relocs(const KernelTrace &t)
 {
 	std::vector<uint32_t> seen; // the last submission each id was named in, + 1
@@ -527,7 +529,7 @@ void run_decide(const DecideArgs &a)
 					    source[q] == ScoreSource::Trace && choices[q].stock == choices[p].stock)
 						run_as[p] = q;
 		}
-		// 6.14 + fix is 6.12 on a trace that never names a BO twice in one submission (the
+		// 6.14 + fixes is 6.12 on a trace that never names a BO twice in one submission (the
 		// lists are the same, and so are the tail moves: KernelModel.SixFourteenWithTheFix*):
 		// its runs are the 6.12 twin's, where the table has one
 		const bool dups = has_duplicate_relocs(kt);

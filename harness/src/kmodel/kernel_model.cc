@@ -529,10 +529,10 @@ public:
 				head_.push_back(e);
 			}
 		}
-		// 6.12 validates the reserved list (duplicates went to their own list); 6.14's
-		// radeon_bo_list_validate() walks every entry, a BO named twice validated twice
-		const bool v614 = c_.stock != Stock::V6_12;
-		const std::vector<Entry> &val = v614 ? entries_ : head_;
+		// 6.12 validates the reserved list (duplicates went to their own list); 6.14-7.2's
+		// radeon_bo_list_validate() walks every entry, a BO named twice validated twice; the
+		// duplicate fix takes drm_exec's -EALREADY entries off the list again
+		const std::vector<Entry> &val = c_.stock == Stock::V6_14 ? entries_ : head_;
 		const uint64_t threshold = threshold_.threshold(used_ * kPage, now_us_);
 		bytes_moved_ = 0;
 		bool kept = false;
@@ -547,9 +547,10 @@ public:
 				r_.threshold_bos++;
 			}
 			if (!validate(e.id, domain) && (domain == e.allowed || !validate(e.id, e.allowed))) {
-				// 6.12: ttm_eu_backoff_reservation() moves each to the tail; 6.14:
-				// drm_exec_fini() only unlocks (cannot happen with an unbounded GTT)
-				if (!v614)
+				// 6.12: ttm_eu_backoff_reservation() moves each to the tail; 6.14-7.2,
+				// fixed or not: drm_exec_fini() only unlocks (cannot happen with an
+				// unbounded GTT)
+				if (c_.stock == Stock::V6_12)
 					for (const Entry &h : head_)
 						lru_tail(h.id);
 				cs_no_++;
@@ -575,11 +576,11 @@ public:
 		}
 		for (const Entry &e : dups_)
 			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
-		// The tail moves: 6.12's ttm_eu_fence_buffer_objects() over the reserved list, the
-		// fix over 6.14's whole list (duplicates included); stock 6.14 none (drm_exec_fini()
-		// only unlocks)
+		// The tail moves: 6.12's ttm_eu_fence_buffer_objects() and the fixes' fence loop over
+		// the reserved list (duplicates taken off); stock 6.14-7.2 none (drm_exec_fini() only
+		// unlocks)
 		if (c_.stock != Stock::V6_14)
-			tail_moves(c_.stock == Stock::V6_14_Fixed ? entries_ : head_);
+			tail_moves(head_);
 		cs_no_++; // reservations dropped
 		r_.cs++;
 	}

@@ -30,14 +30,17 @@ enum class Stock : uint8_t {
 	// ttm_eu_fence_buffer_objects() moves every validated BO to the LRU tail, smallest first,
 	// and ttm_eu_backoff_reservation() every reserved one; a BO named twice is validated once
 	V6_12,
-	// drm_exec (e2b3f7c88cc1): drm_exec_fini() only unlocks, so no tail move at all (eviction
-	// order: least recently placed); every entry of the list is validated, duplicates too
+	// drm_exec (e2b3f7c88cc1, 6.14 to 7.2 at least): drm_exec_fini() only unlocks, so no tail
+	// move at all (eviction order: least recently placed); every entry of the list is
+	// validated, duplicates too. Proven on 7.2.13's own code (replay-7.2).
 	V6_14,
-	// 6.14 with vramlab's fix: the validated list moved to the LRU tail, in its sorted order,
-	// before drm_exec_fini() (one move per entry: a duplicate moves again)
+	// With vramlab's two fixes (patches/linux-7.2/): drm_exec's -EALREADY entries off the list
+	// (a BO named twice validated and fenced once) and the list moved to the LRU tail, in its
+	// sorted order, before drm_exec_fini(); unlike 6.12, a failed submission moves nothing
 	V6_14_Fixed,
 };
-const char *stock_name(Stock s);          // "6.12", "6.14", "6.14+fix"
+// "6.12", "6.14", "6.14+fix"; parse_stock() also takes "7.2" and "7.2+fix" for the last two
+const char *stock_name(Stock s);
 Stock parse_stock(const std::string &s); // std::invalid_argument, naming the known ones
 // Whether a policy name starts with "KERNEL:" (a kernel's name starts with a digit, a
 // policy's never does)

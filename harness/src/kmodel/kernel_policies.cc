@@ -86,7 +86,14 @@ Stock parse_stock(const std::string &s)
 	for (Stock k : {Stock::V6_12, Stock::V6_14, Stock::V6_14_Fixed})
 		if (s == stock_name(k))
 			return k;
-	throw std::invalid_argument("unknown kernel \"" + s + "\" (known: 6.12, 6.14, 6.14+fix)");
+	// The 6.14 path is proven on 7.2's own code (kernel/linux-7.2.mk, replay-7.2): the names
+	// of what was proven
+	if (s == "7.2")
+		return Stock::V6_14;
+	if (s == "7.2+fix")
+		return Stock::V6_14_Fixed;
+	throw std::invalid_argument("unknown kernel \"" + s +
+	                            "\" (known: 6.12, 6.14 or 7.2, 6.14+fix or 7.2+fix)");
 }
 
 void apply_choice(const KernelChoice &k, KernelConfig &c)

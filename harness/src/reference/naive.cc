@@ -702,8 +702,8 @@ struct NaiveKernel {
 		}
 		bytes_moved = 0;
 		bool kept = false;
-		// 6.14 validates every entry of the list, a BO named twice twice
-		for (const E &e : c.stock == Stock::V6_12 ? head : list) {
+		// stock 6.14-7.2 validates every entry of the list, a BO named twice twice
+		for (const E &e : c.stock == Stock::V6_14 ? list : head) {
 			uint8_t d = e.pref;
 			const uint8_t cur = bo[e.id].mem == MemVram ? DomainVram : DomainGtt;
 			const bool over = c.budget ? bytes_moved >= thr : bytes_moved > thr;
@@ -733,11 +733,9 @@ struct NaiveKernel {
 				r.gtt_accesses++;
 				r.gtt_access_bytes += bo[e.id].pages * kPage;
 			}
-		// the tail moves: 6.12 over the reserved list, the fix over the whole list, stock
-		// 6.14 none; smallest first
-		std::vector<E> tail = c.stock == Stock::V6_14_Fixed ? list
-		                      : c.stock == Stock::V6_14     ? std::vector<E>{}
-		                                                    : head;
+		// the tail moves: 6.12 and the fixes over the reserved list, stock 6.14-7.2 none;
+		// smallest first
+		std::vector<E> tail = c.stock == Stock::V6_14 ? std::vector<E>{} : head;
 		std::stable_sort(tail.begin(), tail.end(),
 		                 [&](const E &a, const E &b) { return bo[a.id].pages < bo[b.id].pages; });
 		for (const E &e : head)
