@@ -33,7 +33,7 @@ for a in "$@"; do
 done
 mkdir -p "$out"
 unset RADEON_BO_SCORE RADEON_BO_TRACE RADEON_BO_TRACE_TEXT
-export RADEON_SHIM_KMS_MINOR=51
+export RADEON_SHIM_BO_SCORES=1
 n=${#labels[@]}
 : >"$out/cost-ab.txt"
 for r in $(seq 1 "$runs"); do

@@ -40,7 +40,7 @@ for r in $(seq 1 "$runs"); do
 			LD_PRELOAD="$shim" MESA_LOADER_DRIVER_OVERRIDE=r600 \
 			__EGL_VENDOR_LIBRARY_FILENAMES="$p/share/glvnd/egl_vendor.d/50_mesa.json" \
 			LD_LIBRARY_PATH="$p/lib" LIBGL_DRIVERS_PATH="$p/lib/dri" \
-			RADEON_GPU_ID=BARTS RADEON_SHIM_KMS_MINOR=51 RADEON_THREAD=false \
+			RADEON_GPU_ID=BARTS RADEON_SHIM_BO_SCORES=1 RADEON_THREAD=false \
 			valgrind --tool=callgrind --callgrind-out-file="$f" \
 			"$glsmoke" --gbm --frames "$frames" >"$out/$label.log" 2>&1 ||
 			{ echo "cost_instructions: $label failed:" >&2; tail -5 "$out/$label.log" >&2; exit 1; }

@@ -31,7 +31,7 @@
 # OA_RENDERER, OA_SIZE, OA_PRESENT, OA_TIMEOUT, OA_SHIM (the DRM shim to preload: default the
 # prefix's radeon no-op shim; the virtual radeon's for vradeon/); RADEON_GPU_ID (default BARTS); the
 # rest of the caller's environment reaches the game unchanged
-# (RADEON_BO_TRACE, R600_DEBUG, RADEON_SHIM_KMS_MINOR, RADEON_SHIM_CS_STATS,
+# (RADEON_BO_TRACE, R600_DEBUG, RADEON_SHIM_BO_SCORES, RADEON_SHIM_CS_STATS,
 # RADEON_BO_SCORE..., and LD_PRELOAD / LD_LIBRARY_PATH, which the shim and
 # the prefix are put in front of).
 #

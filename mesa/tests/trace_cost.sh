@@ -3,9 +3,9 @@
 #
 # What RADEON_BO_TRACE costs a program that makes many records: OpenArena's
 # whole timedemo (ioquake3's opengl2 renderer orphans a buffer per draw:
-# about 2.8 M records) through the series with scores on (KMS 2.51), with
-# and without a trace, alternated RUNS times each, under `perf record -F
-# 4000`.  Per run it prints the trace's size and, as shares of the
+# about 2.8 M records) through the series with scores on (the shim taking
+# them), with and without a trace, alternated RUNS times each, under `perf
+# record -F 4000`.  Per run it prints the trace's size and, as shares of the
 # process's samples: the writer thread ("radeon-trace"), the trace code on
 # the game's own threads (record encoding in r600_dri.so), and every
 # pthread mutex lock and unlock on the game's threads (the trace takes its
@@ -21,7 +21,7 @@ py=/usr/bin/python3
 command -v perf >/dev/null || { echo "trace_cost.sh: needs perf (linux-perf)" >&2; exit 2; }
 mkdir -p "$out"
 unset RADEON_BO_TRACE RADEON_BO_TRACE_TEXT
-export RADEON_SHIM_KMS_MINOR=51 RADEON_BO_SCORE=1
+export RADEON_SHIM_BO_SCORES=1 RADEON_BO_SCORE=1
 : >"$out/trace-cost.txt"
 for r in $(seq 1 "$runs"); do
 	for side in off on; do

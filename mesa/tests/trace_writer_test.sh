@@ -46,7 +46,7 @@ out=$(cd "$out" && pwd)
 shim=(env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so"
       MESA_LOADER_DRIVER_OVERRIDE=r600
       __EGL_VENDOR_LIBRARY_FILENAMES="$prefix/share/glvnd/egl_vendor.d/50_mesa.json"
-      LD_LIBRARY_PATH="$prefix/lib" RADEON_GPU_ID=BARTS RADEON_SHIM_KMS_MINOR=51
+      LD_LIBRARY_PATH="$prefix/lib" RADEON_GPU_ID=BARTS RADEON_SHIM_BO_SCORES=1
       RADEON_BO_SCORE=1)
 one() { ls "$out"/$1.*.vrl 2>/dev/null | head -1; }
 
@@ -115,7 +115,7 @@ done
 # teardown: the traces of the meson tests' three ways out, run again here.
 # The winsys test over the shim, without a driver
 cs_shim=(env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so" RADEON_GPU_ID=BARTS
-	 RADEON_SHIM_KMS_MINOR=51 RADEON_BO_SCORE=1)
+	 RADEON_SHIM_BO_SCORES=1 RADEON_BO_SCORE=1)
 cs_test() {
 	"${cs_shim[@]}" RADEON_SHIM_STRICT=1 \
 		RADEON_BO_TRACE="$out/$1.%p.vrl" timeout 60 "$tests/radeon-drm-cs-test" "$@" \
@@ -188,7 +188,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	d=$(mktemp -d /tmp/vramlab-setuid.XXXXXX); chmod 1777 "$d"
 	cp "$tests/radeon-drm-cs-test-shim-linked" "$d/t"; chmod 4755 "$d/t"
 	run() { setpriv --reuid=nobody --regid=nogroup --clear-groups env RADEON_GPU_ID=BARTS \
-		RADEON_SHIM_KMS_MINOR=51 RADEON_BO_SCORE=1 RADEON_SHIM_SCORE_LOG="$d/log" \
+		RADEON_SHIM_BO_SCORES=1 RADEON_BO_SCORE=1 RADEON_SHIM_SCORE_LOG="$d/log" \
 		RADEON_BO_TRACE="$d/s.%p.vrl" "$d/t" secure 2>&1; }
 	o=$(run) || { echo "$o"; rm -rf "$d"; fail "setuid: the test failed"; }
 	if grep -q 'AT_SECURE=1' <<<"$o"; then
@@ -196,7 +196,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 		rm -f "$d"/s.*.vrl "$d/log"
 		# The control: the same binary, not setuid, run by root, traces.
 		chmod 0755 "$d/t"
-		env RADEON_GPU_ID=BARTS RADEON_SHIM_KMS_MINOR=51 RADEON_BO_SCORE=1 \
+		env RADEON_GPU_ID=BARTS RADEON_SHIM_BO_SCORES=1 RADEON_BO_SCORE=1 \
 			RADEON_SHIM_SCORE_LOG="$d/log" RADEON_BO_TRACE="$d/s.%p.vrl" \
 			"$d/t" secure >/dev/null 2>&1 || { rm -rf "$d"; fail "setuid: the control run failed"; }
 		m=$(find "$d" -name "s.*.vrl" | wc -l)
