@@ -17,7 +17,11 @@
  *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
  *   VRADEON_LAB_CS_END=0             radeon.lab_cs_end (the submission path: 0 Linux 6.12's,
  *                                    1 6.14+'s without LRU moves, 2 6.14+'s with the fix)
- *   VRADEON_KMS_MINOR=51             the KMS minor reported (50: no score chunk accepted)
+ *   VRADEON_BO_SCORES=1              the kernel takes the BO score chunk, as the series' does
+ *                                    (RADEON_INFO_BO_SCORES answers 1); 0: a stock kernel
+ *                                    (the request fails with -EINVAL, a score chunk is ignored)
+ *   VRADEON_KMS_MINOR=50             the KMS minor reported (6.12's; the series keeps it): it
+ *                                    does not say whether scores are taken (Linux 7.2: 51, no)
  *   VRADEON_COUNTERS=FILE            the model's figures as JSON, at exit and on SIGUSR1
  *                                    ("%p" = the process id)
  *   VRADEON_TRACE=FILE               the kernel's view as a vramlab v2.1 trace ("%p" too)
@@ -47,8 +51,11 @@
 
 #include "vramlab_kmodel.h"
 
-#ifndef RADEON_CHUNK_ID_BO_SCORES /* KMS 2.51, vramlab's kernel series */
+#ifndef RADEON_CHUNK_ID_BO_SCORES /* vramlab's kernel series */
 #define RADEON_CHUNK_ID_BO_SCORES 0x05
+#endif
+#ifndef RADEON_INFO_BO_SCORES /* 1 from a kernel that takes RADEON_CHUNK_ID_BO_SCORES */
+#define RADEON_INFO_BO_SCORES 0x27
 #endif
 
 /* The first render node (renderD128) is ours. */
@@ -69,6 +76,7 @@ static struct {
    struct vramlab_kmodel_reloc *relocs;
    uint32_t max_relocs;
    uint64_t cs, cs_scores, cs_scores_ignored, cs_rejected;
+   bool bo_scores; /* VRADEON_BO_SCORES: the kernel takes the score chunk */
    double frame_start_us;
    uint64_t frames, exit_frames; /* VRADEON_EXIT_FRAMES: end the program after this many */
    volatile sig_atomic_t dump_requested;
@@ -231,9 +239,10 @@ vradeon_ioctl_einval(int fd, unsigned long request, void *arg)
 
 /* radeon_cs_register_chunk() and radeon_cs_check_scores() of the series, as
  * radeon_cs_parser_init() applies them: empty IB, CONST_IB and FLAGS chunks are malformed;
- * unknown ids are ignored, and so is a score chunk below KMS 2.51 (an older kernel does not
- * know its id); at 2.51 a second score chunk is malformed, and a score chunk must hold one
- * dword per whole four-dword relocation. Without scores, a trailing partial relocation is
+ * unknown ids are ignored, and so is a score chunk on a stock kernel (VRADEON_BO_SCORES=0:
+ * it does not know the id, whatever its KMS version); on the series' kernel a second score
+ * chunk is malformed, and a score chunk must hold one dword per whole four-dword
+ * relocation. Without scores, a trailing partial relocation is
  * ignored as it always was. An empty score chunk counts as none. The kernel's KUnit table
  * (radeon_cs_test.c) runs through this function in vradeon/tests.
  */
@@ -259,7 +268,7 @@ vradeon_check_chunks(const struct drm_radeon_cs *cs, const struct drm_radeon_cs_
             return -EINVAL;
          break;
       case RADEON_CHUNK_ID_BO_SCORES:
-         if (shim_device.version_minor < 51) {
+         if (!vr.bo_scores) {
             *ignored_scores = true;
             break;
          }
@@ -374,6 +383,11 @@ vradeon_ioctl_info(int fd, unsigned long request, void *arg)
    case RADEON_INFO_TILING_CONFIG:
    case RADEON_INFO_BACKEND_MAP:
       *value = 0;
+      return 0;
+   case RADEON_INFO_BO_SCORES:
+      if (!vr.bo_scores)
+         return -EINVAL; /* a stock kernel: an unknown request */
+      *value = 1;
       return 0;
    case RADEON_INFO_IB_VM_MAX_SIZE:
       return -EINVAL; /* no GPUVM: r600g uses relocations, as on r600-r700 */
@@ -512,9 +526,10 @@ vradeon_exit(void)
    mtx_lock(&vr.lock);
    if (vr.model) {
       vradeon_write_counters();
-      fprintf(stderr, "vradeon: KMS 2.%d, %llu CS (%llu with scores, %llu rejected, "
+      fprintf(stderr, "vradeon: KMS 2.%d, %s, %llu CS (%llu with scores, %llu rejected, "
               "%llu with an ignored score chunk)%s%s\n",
-              shim_device.version_minor, (unsigned long long)vr.cs,
+              shim_device.version_minor, vr.bo_scores ? "takes BO scores" : "stock",
+              (unsigned long long)vr.cs,
               (unsigned long long)vr.cs_scores, (unsigned long long)vr.cs_rejected,
               (unsigned long long)vr.cs_scores_ignored,
               vr.counters_path ? ", counters in " : "",
@@ -647,8 +662,9 @@ drm_shim_driver_init(void)
    shim_device.driver_ioctl_count = sizeof(vradeon_ioctls) / sizeof(vradeon_ioctls[0]);
    shim_device.driver_bo_free = vradeon_bo_free;
    shim_device.version_major = 2;
-   shim_device.version_minor = debug_get_num_option("VRADEON_KMS_MINOR", 51);
+   shim_device.version_minor = debug_get_num_option("VRADEON_KMS_MINOR", 50);
    shim_device.version_patchlevel = 0;
+   vr.bo_scores = debug_get_bool_option("VRADEON_BO_SCORES", true);
 
    /* VRADEON_PROGRAM: only the process of that name counts and records; others that
     * inherit the preload (a compositor's helper clients, a launcher script) run on the

@@ -4,14 +4,17 @@
  * The virtual radeon's ioctl handlers, called directly (run with LD_PRELOAD of the shim,
  * VRADEON_VRAM_MB=1): GEM_INFO reports the VRAM size, GEM_CREATE fails where the kernel
  * refuses, GEM_MMAP and CS look their handles up, and CS checks its chunks as the series'
- * radeon_cs_parser_init() does: at KMS 2.51 every case of the kernel's own KUnit table
- * (cs_cases[] of drivers/gpu/drm/radeon/tests/radeon_cs_test.c, extracted from the patch into
- * radeon_cs_cases.inc by vradeon/Makefile) gets the kernel's answer; at 2.50 a score chunk of
- * any shape is ignored, as a kernel without the series ignores an unknown chunk.
- * Usage: vradeon_ioctl_test 50|51 (the KMS minor the shim was told). Prints one line per
- * check, then what the shim must have counted ("expect: ..."), which the caller
- * (vradeon/Makefile, tests/check_ioctl_counters.py) compares with the shim's own summary and
- * VRADEON_COUNTERS.
+ * radeon_cs_parser_init() does. As the series' kernel (VRADEON_BO_SCORES=1) it answers
+ * RADEON_INFO_BO_SCORES with 1, and every case of the kernel's own KUnit table (cs_cases[] of
+ * drivers/gpu/drm/radeon/tests/radeon_cs_test.c, extracted from the patch into
+ * radeon_cs_cases.inc by vradeon/Makefile) gets the kernel's answer; as a stock kernel
+ * (VRADEON_BO_SCORES=0) the request fails with -EINVAL and a score chunk of any shape is
+ * ignored, as a kernel without the series ignores an unknown chunk, whatever the KMS minor
+ * it reports (Linux 7.2's 51 included).
+ * Usage: vradeon_ioctl_test MINOR 0|1 (the KMS minor the shim was told, and whether it takes
+ * scores). Prints one line per check, then what the shim must have counted ("expect: ..."),
+ * which the caller (vradeon/Makefile, tests/check_ioctl_counters.py) compares with the
+ * shim's own summary and VRADEON_COUNTERS.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,13 +29,16 @@
 #ifndef RADEON_CHUNK_ID_BO_SCORES
 #define RADEON_CHUNK_ID_BO_SCORES 0x05
 #endif
+#ifndef RADEON_INFO_BO_SCORES
+#define RADEON_INFO_BO_SCORES 0x27
+#endif
 
 typedef uint32_t u32;
 #include "radeon_cs_cases.inc"
 
 static int fd, failures;
 /* What the shim must count: CS accepted, accepted with scores, rejected, with a score chunk
- * ignored (KMS 2.50).
+ * ignored (a stock kernel).
  */
 static unsigned n_cs, n_scores, n_rejected, n_ignored;
 
@@ -63,7 +69,7 @@ create(uint64_t size, uint32_t domain, uint32_t *handle)
 }
 
 /* One CS: an IB, the relocations, the ring, and nscore_chunks score chunks of nscores each. */
-static int minor_asked;
+static int takes_scores;
 
 static int
 submit(const uint32_t *handles, unsigned n, int nscore_chunks, unsigned nscores, int reloc_dw_extra)
@@ -93,7 +99,7 @@ submit(const uint32_t *handles, unsigned n, int nscore_chunks, unsigned nscores,
 
    int r = drmCommandWriteRead(fd, DRM_RADEON_CS, &cs, sizeof(cs));
 
-   tally(r, nscore_chunks && nscores && minor_asked >= 51, nscore_chunks && minor_asked < 51);
+   tally(r, nscore_chunks && nscores && takes_scores, nscore_chunks && !takes_scores);
    return r;
 }
 
@@ -142,10 +148,10 @@ run_kunit_case(const struct cs_case *c, const uint32_t *handles, unsigned nhandl
 int
 main(int argc, char **argv)
 {
-   int minor = argc > 1 ? atoi(argv[1]) : 51;
-   uint32_t a, b, c3, z, h[3];
+   int minor = argc > 1 ? atoi(argv[1]) : 50;
+   uint32_t a, b, c3, z, h[3], value = 0;
 
-   minor_asked = minor;
+   takes_scores = argc > 2 ? atoi(argv[2]) : 1;
 
    fd = open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC);
    if (fd < 0) {
@@ -157,6 +163,13 @@ main(int argc, char **argv)
    check(v && !strcmp(v->name, "radeon") && v->version_major == 2 &&
          v->version_minor == minor, "drmGetVersion: radeon 2.<the minor asked for>");
    drmFreeVersion(v);
+
+   struct drm_radeon_info q = { .request = RADEON_INFO_BO_SCORES, .value = (uintptr_t)&value };
+   int r = drmCommandWriteRead(fd, DRM_RADEON_INFO, &q, sizeof(q));
+   if (takes_scores)
+      check(!r && value == 1, "RADEON_INFO_BO_SCORES: 1 (the kernel takes scores)");
+   else
+      check(r == -EINVAL, "RADEON_INFO_BO_SCORES: -EINVAL (a stock kernel)");
 
    struct drm_radeon_gem_info info = { 0 };
    check(!drmCommandWriteRead(fd, DRM_RADEON_GEM_INFO, &info, sizeof(info)) &&
@@ -179,16 +192,16 @@ main(int argc, char **argv)
    h[1] = b;
    h[2] = c3;
    check(!submit(h, 2, 0, 0, 1), "CS with a partial relocation and no scores: whole ones kept");
-   if (minor >= 51) {
+   if (takes_scores) {
       check(submit(h, 2, 1, 1, 0) == -EINVAL, "CS with one score for two relocations: -EINVAL");
       check(submit(h, 2, 2, 2, 0) == -EINVAL, "CS with two score chunks: -EINVAL");
       check(!submit(h, 2, 1, 2, 0), "CS of A and B with their scores");
       for (unsigned i = 0; i < sizeof(cs_cases) / sizeof(cs_cases[0]); i++)
          run_kunit_case(&cs_cases[i], h, 3);
    } else {
-      check(!submit(h, 2, 1, 2, 0), "CS with a score chunk at KMS 2.50: ignored");
-      check(!submit(h, 2, 1, 1, 0), "CS with a malformed score chunk at KMS 2.50: ignored");
-      check(!submit(h, 2, 2, 2, 0), "CS with two score chunks at KMS 2.50: ignored");
+      check(!submit(h, 2, 1, 2, 0), "CS with a score chunk to a stock kernel: ignored");
+      check(!submit(h, 2, 1, 1, 0), "CS with a malformed score chunk to a stock kernel: ignored");
+      check(!submit(h, 2, 2, 2, 0), "CS with two score chunks to a stock kernel: ignored");
       check(!submit(h, 2, 0, 0, 0), "CS of A and B without scores");
    }
 
