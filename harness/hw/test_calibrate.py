@@ -74,7 +74,7 @@ SIZES = [64 << 10, 256 << 10, 1 << 20, 4 << 20, 16 << 20, 32 << 20]
 MOVE_RUNS = ((256 << 10, 1024, 30000), (1 << 20, 256, 7600), (4 << 20, 64, 1900))
 
 
-def synthetic(zero_read=False, unmoved=False, renderer="AMD BARTS (DRM 2.51.0 / 6.12.0-vramlab)",
+def synthetic(zero_read=False, unmoved=False, renderer="AMD BARTS (DRM 2.50.0 / 6.12.0-vramlab)",
               latency_us=LATENCY_US, ratio=None):
     ratio_of = dict(RATIO, **(ratio or {}))
     vram = max(s / (500 + s / 20) for s in SIZES)
@@ -356,7 +356,7 @@ class Calibrate(unittest.TestCase):
         self.assertEqual(rc, 0, se)
         self.assertEqual(doc["gtt_reads_per_use"], 0.01)
         self.assertIn("raised to the bound 0.01 (--allow-flat-gtt", doc["notes"])
-        apu = "AMD PALM (DRM 2.51.0 / 6.12.0-vramlab)"
+        apu = "AMD PALM (DRM 2.50.0 / 6.12.0-vramlab)"
         rc, so, se, doc, raw = self.derive(synthetic(ratio=flat, renderer=apu)[0])
         self.assertEqual(rc, 0, se)
         self.assertIn("(PALM is an APU: GTT and VRAM are the same memory)", doc["notes"])

@@ -298,7 +298,7 @@ class Report(unittest.TestCase):
         raw = os.path.join(self.tmp, "apu.raw.jsonl")
         with open(raw, "w") as f:
             for rec in test_calibrate.synthetic(
-                    renderer="AMD PALM (DRM 2.51.0 / 6.12.0-vramlab)",
+                    renderer="AMD PALM (DRM 2.50.0 / 6.12.0-vramlab)",
                     ratio={k: 0.001 for k in ("vertex", "texture", "rt")})[0]:
                 f.write(json.dumps(rec) + "\n")
         apu = os.path.join(self.tmp, "apu.json")
