@@ -20,6 +20,12 @@
 #   make -C kernel prove-7.2      the suite alone (the series' last patch) on the pristine
 #                                 base, production-like config: it must fail there; the
 #                                 output goes to $(BUILD72)/prove/
+#   make -C kernel replay-7.2     the lab's trace replay (../patches/linux-7.2-lab/) on 7.2's
+#                                 own code: branch lab (the series + the lab) and branch
+#                                 lab-stock (the same with the two fixes reverted), each
+#                                 must match vramlab's kernel model counter for counter
+#                                 (7.2+fix and 7.2); the header is checked against the model
+#   make -C kernel export-7.2-lab ../patches/linux-7.2-lab/ from branch lab
 
 # The one place the 7.2 base is pinned: sid's package and version at the time of writing
 K72_PKG       := linux-source-7.2
@@ -34,8 +40,12 @@ GIT72         := git -C $(KDIR72) $(GITID72)
 KUNIT72       := $(HERE)/kunitconfig-7.2
 # The series' patches in order, without a cover letter
 SERIES72       = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/[0-9]*.patch)))
+# The lab on top of it (not for mailing): the trace replay
+LABDIR72      := $(abspath $(HERE)/../patches/linux-7.2-lab)
+LAB72          = $(sort $(wildcard $(LABDIR72)/[0-9]*.patch))
 
-.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2
+.PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2 \
+        replay-7.2 replay-header-7.2 export-7.2-lab
 
 test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2
 
@@ -98,7 +108,7 @@ endef
 checkpatch-7.2:
 	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
 	$(call apt_need,python3-ply python3-git)
-	@FAIL_ON=error,check $(HERE)/checkpatch-series.sh $(KDIR72) MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID $(SERIES72)
+	@FAIL_ON=error,check $(HERE)/checkpatch-series.sh $(KDIR72) MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID $(SERIES72) $(LAB72)
 
 # One UML kernel per config; each run fails on a failed case.  kunit.py's parsed output drops
 # the kernel's own lines, so the same kernel runs again with its raw log, and the target fails
@@ -189,3 +199,59 @@ export-7.2:
 	@ls $(PATCHDIR72)
 	@$(SIGN_OFF) --unsigned $(PATCHDIR72)
 	@$(SIGN_OFF) --mail $(MAILDIR) $(PATCHDIR72)
+
+# The lab's replay on 7.2 (../patches/linux-7.2-lab/): radeon_replay_test runs the traces of
+# REPLAY_TRACES through radeon's ioctls on the series (7.2 with the fixes) and on branch
+# lab-stock, where the two fixes are reverted (stock 7.2 but for the suite and the lab's
+# counters), against the counters the model predicts for each (radeon_replay_test.fixed
+# says which).  Built in kunit-7.2's production-like build directory: the debug config's
+# ww_mutex slowpath makes TTM pass BOs by at random points (the suite skips under it).
+REPLAY72_HEADER := drivers/gpu/drm/radeon/tests/radeon_replay_traces.h
+REPLAY72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
+	--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args 'radeon_replay_test.fixed=$(2)' \
+	--json=$(BUILD72)/replay-$(1).json 'radeon_replay' >$(BUILD72)/replay-$(1).log 2>&1 || \
+	{ grep -E 'FAILED|Expected|ERROR' $(BUILD72)/replay-$(1).log | head -30; \
+	  echo "replay-7.2: $(1) differs from the model ($(BUILD72)/replay-$(1).log)"; fail=1; }; \
+	grep -E 'Testing complete' $(BUILD72)/replay-$(1).log | sed 's/^/replay-7.2 ($(1)): /'
+
+replay-header-7.2:
+	$(need72)
+	@test -x $(VRAMLAB) || { echo "no $(VRAMLAB); run make build at the top"; exit 1; }
+	@mkdir -p $(BUILD72)
+	@$(VRAMLAB) trace export --kunit --kernel 7.2 --max-cs $(REPLAY_CS) \
+		-o $(BUILD72)/radeon_replay_traces.h $(REPLAY_TRACES)
+	@$(GIT72) show lab:$(REPLAY72_HEADER) | diff -u - $(BUILD72)/radeon_replay_traces.h \
+		>$(BUILD72)/replay-header.diff || { head -30 $(BUILD72)/replay-header.diff; \
+		echo "the kernel model and the 7.2 lab's $(REPLAY72_HEADER) differ: copy"; \
+		echo "$(BUILD72)/radeon_replay_traces.h into branch lab, rerun, export-7.2-lab"; exit 1; }
+	@echo "replay-header-7.2: the kernel model predicts exactly the 7.2 lab's header"
+
+# Branch lab: the series and the lab; branch lab-stock: lab with the series' fixes (every
+# patch but the last, the KUnit suite the lab builds on) reverted
+lab-7.2:
+	$(need72)
+	@$(GIT72) am --abort >/dev/null 2>&1 || true
+	@$(GIT72) checkout -q -f -B lab $(BRANCH) && $(GIT72) clean -q -fdx
+	@$(GIT72) am -q --whitespace=error-all $(LAB72)
+	@$(GIT72) checkout -q -f -B lab-stock lab
+	@$(GIT72) revert --no-edit $$($(GIT72) rev-list $(BASE_TAG)..$(BRANCH)~1) >/dev/null
+	@$(GIT72) checkout -q -f $(BRANCH)
+	@echo "lab-7.2: branches lab ($$($(GIT72) rev-list --count $(BRANCH)..lab) lab patches) and lab-stock (fixes reverted)"
+
+replay-7.2: lab-7.2 replay-header-7.2
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		fail=0; \
+		$(GIT72) checkout -q -f lab; $(call REPLAY72_RUN,fixed,1); \
+		$(GIT72) checkout -q -f lab-stock; $(call REPLAY72_RUN,stock,0); \
+		$(GIT72) checkout -q -f $(BRANCH); \
+		[ $$fail = 0 ] || exit 1; \
+		echo "replay-7.2: stock 7.2 and 7.2 with the fixes match the kernel model on every case"; fi
+
+export-7.2-lab:
+	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
+	@mkdir -p $(LABDIR72); rm -f $(LABDIR72)/*.patch
+	@$(GIT72) format-patch -q --no-signature --zero-commit --subject-prefix="PATCH lab" \
+		-o $(LABDIR72) $(BRANCH)..lab
+	@ls $(LABDIR72)
+	@$(SIGN_OFF) --unsigned $(LABDIR72)
