@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 #
 # Linux 7.2 (Debian sid's linux-source-7.2) as a base of its own, beside 6.12's: its tree,
-# build directories and apt state live in the cache.  `make test` (CI) runs tree-7.2 and
-# checkpatch-7.2 only: the KUnit builds do not fit CI's time yet.  Included by Makefile.
+# build directories and apt state live in the cache.  `make test` (CI) runs tree-7.2,
+# checkpatch-7.2, kunit-7.2-prod, prove-7.2 and replay-7.2 (one UML kernel, built cold once,
+# then incrementally on each branch); test-7.2 adds the debug config, each patch alone and the
+# x86_64 modules.  Included by Makefile.
 #
 #   make -C kernel tree-7.2       fetch the pinned linux-source-7.2 through a private apt
 #                                 state (fetch-sid-source.sh), unpack and commit it as a
@@ -13,6 +15,7 @@
 #   make -C kernel kunit-7.2      radeon's KUnit suite under UML, twice: with the debug config
 #                                 (lockdep, DEBUG_MUTEXES, KASAN) and a production-like one
 #                                 (no DEBUG_MUTEXES: fence slots are not re-checked at unlock)
+#   make -C kernel kunit-7.2-prod the production-like run alone (CI)
 #   make -C kernel modules-7.2    x86_64 radeon.ko and radeon_kunit_test.ko with W=1 on the
 #                                 files the series touches, at every patch of the series
 #   make -C kernel each-7.2       the UML kernel built at every patch of the series
@@ -45,9 +48,9 @@ LABDIR72      := $(abspath $(HERE)/../patches/linux-7.2-lab)
 LAB72          = $(sort $(wildcard $(LABDIR72)/[0-9]*.patch))
 
 .PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2 \
-        replay-7.2 replay-header-7.2 export-7.2-lab
+        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod lab-7.2
 
-test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2
+test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2 prove-7.2 replay-7.2
 
 # Unpacks and commits only when the tree is missing or holds another package than the one
 # fetched; re-applies the series only when it changed (stamp, as `tree` does for 6.12).
@@ -127,6 +130,12 @@ kunit-7.2:
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
 		set -e; mkdir -p $(BUILD72); \
 		$(call KUNIT72_RUN,kunit-um-debug,debug); \
+		$(call KUNIT72_RUN,kunit-um-prod,prod); fi
+
+kunit-7.2-prod:
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		set -e; mkdir -p $(BUILD72); $(GIT72) checkout -q -f $(BRANCH); \
 		$(call KUNIT72_RUN,kunit-um-prod,prod); fi
 
 modules-7.2: deps
