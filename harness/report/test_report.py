@@ -369,7 +369,7 @@ class Report(unittest.TestCase):
         self.assert_users_words(self.report)
         boot = {(r["you run"], r["boot"], r["against"]) for r in self.report["tables"]["what_to_boot"]}
         self.assertIn(("6.12 LTS", "radeon.topdown_threshold (min-max placement)", "stock 6.12"), boot)
-        self.assertIn(("6.14 or later", "nothing (stock: least recently placed)", "stock 6.12"), boot)
+        self.assertIn(("6.14 to 7.2", "nothing (stock: least recently placed)", "stock 6.12"), boot)
         # the demo's policies, repaired as the demo reads them: the words of README.md's table
         page, report = self.decide_page("demo-like", [
             "--vram", "32", "--live-vram", "6", "--ensemble", "2", "--gtt-cost", "1,2",
@@ -383,12 +383,12 @@ class Report(unittest.TestCase):
                 for r in report["tables"]["what_to_boot"]}
         for row in (("6.12 LTS", "nothing (stock: LRU order)", ""),
                     ("6.12 LTS", "radeon.evict_window=1024 (window eviction)", "stock 6.12"),
-                    ("6.14 or later", "nothing (stock: least recently placed)", "stock 6.12"),
-                    ("6.14 or later", "the one-line fix (patches/drm-misc-next/)", "stock 6.14"),
-                    ("6.14 or later", "the fix, then radeon.evict_window=1024 (window eviction)",
-                     "the fix (= 6.12's order)"),
-                    ("6.14 or later", "radeon.evict_window=1024 (window eviction) without the fix",
-                     "stock 6.14")):
+                    ("6.14 to 7.2", "nothing (stock: least recently placed)", "stock 6.12"),
+                    ("6.14 to 7.2", "the two fixes (patches/linux-7.2/)", "stock 7.2"),
+                    ("6.14 to 7.2", "the fixes, then radeon.evict_window=1024 (window eviction)",
+                     "the fixes (= 6.12's order)"),
+                    ("6.14 to 7.2", "radeon.evict_window=1024 (window eviction) without the fixes",
+                     "stock 7.2")):
             self.assertIn(row, boot)
         self.assertEqual(boot[row]["model's names"], "6.14:window vs 6.14:lru")  # a detail
         self.assertNotIn("boot 6.14:lru", page)
