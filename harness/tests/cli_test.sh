@@ -103,7 +103,7 @@ expect_usage "negative PCIe" '--pcie-gbps: -8 is out of range' "${k[@]}" --pcie-
 expect_usage "VRAM slower than PCIe" '--vram-gbps: is below' "${k[@]}" --vram-gbps 1 "$traces"
 expect_usage "decide: negative PCIe band" '--pcie-gbps: -8 is out of range' \
 	"$bin" decide --corpus "$traces" --pcie-gbps 4,-8
-expect_usage "unknown kernel" 'unknown kernel "6.13" (known: 6.12, 6.14, 6.14+fix)' \
+expect_usage "unknown kernel" 'unknown kernel "6.13" (known: 6.12, 6.14 or 7.2, 6.14+fix or 7.2+fix)' \
 	"${k[@]}" --kernel 6.13 "$traces"
 expect_usage "unknown kernel prefix" 'unknown kernel "7.0"' "${k[@]}" --policies lru,7.0:lru "$traces"
 expect_usage "key order on 6.14" 'run it on 6.14+fix' "${k[@]}" --policies lru,6.14:key "$traces"
@@ -587,6 +587,15 @@ mkdir -p "$work/copy" && cp "$live" "$work/copy/"
 expect_fail "export of a trace and its copy" "are both rr_glsmoke_barts_6mib in the header" \
 	"$bin" trace export --kunit -o "$work/copy.h" "$live" "$work/copy/glsmoke-barts-6mib.vrl"
 [ ! -e "$work/copy.h" ] && ok || bad "export of a trace and its copy wrote $work/copy.h"
+# trace export --kernel 7.2: the 7.2 lab's header (radeon_replay_test.c's struct): per trace
+# three sizes, each for stock 7.2 and with the fixes, and neither the 6.12 suite's fields
+# (topdown, cs_end) nor its pinned tables; an unknown kernel is refused.
+"$bin" trace export --kunit --kernel 7.2 -o "$work/k72.h" "$live" 2>/dev/null &&
+	[ "$(grep -c '^	{ 0, [0-9]*, false, {' "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c '^	{ 0, [0-9]*, true, {' "$work/k72.h")" = 3 ] &&
+	! grep -q 'RADEON_CS_END\|rr_pinned' "$work/k72.h" && ok || bad "trace export --kernel 7.2: $(head -c 300 "$work/k72.h")"
+expect_fail "export for an unknown kernel" "--kernel: 6.14 not in {6.12,7.2}" \
+	"$bin" trace export --kunit --kernel 6.14 -o "$work/k.h" "$live"
 
 # make demo reads dead buffer ids (events on destroyed ids) one way in every step (issue 45):
 # its steps name one --on-destroyed, and its kernel-model table (step 2, one board) and its

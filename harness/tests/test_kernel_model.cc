@@ -568,3 +568,13 @@ TEST(WindowChoice, TheLightestWindowAvoidsHotVictims)
 } // namespace
 } // namespace vramlab
 
+
+// The 6.14 path is proven on 7.2's own code (make -C kernel replay-7.2): the names of what was
+// proven are the same kernels as the model's historic ones.
+TEST(KernelModel, SevenTwoNamesTheSixFourteenPath)
+{
+	EXPECT_EQ(parse_stock("7.2"), Stock::V6_14);
+	EXPECT_EQ(parse_stock("7.2+fix"), Stock::V6_14_Fixed);
+	EXPECT_EQ(parse_stock("6.14"), Stock::V6_14);
+	EXPECT_THROW(parse_stock("7.3"), std::invalid_argument);
+}
