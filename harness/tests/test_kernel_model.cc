@@ -573,8 +573,8 @@ TEST(WindowChoice, TheLightestWindowAvoidsHotVictims)
 // proven are the same kernels as the model's historic ones.
 TEST(KernelModel, SevenTwoNamesTheSixFourteenPath)
 {
-	EXPECT_EQ(parse_stock("7.2"), Stock::V6_14);
-	EXPECT_EQ(parse_stock("7.2+fix"), Stock::V6_14_Fixed);
-	EXPECT_EQ(parse_stock("6.14"), Stock::V6_14);
-	EXPECT_THROW(parse_stock("7.3"), std::invalid_argument);
+	EXPECT_EQ(vramlab::parse_stock("7.2"), vramlab::Stock::V6_14);
+	EXPECT_EQ(vramlab::parse_stock("7.2+fix"), vramlab::Stock::V6_14_Fixed);
+	EXPECT_EQ(vramlab::parse_stock("6.14"), vramlab::Stock::V6_14);
+	EXPECT_THROW(vramlab::parse_stock("7.3"), std::invalid_argument);
 }
