@@ -264,3 +264,38 @@ export-7.2-lab:
 		-o $(LABDIR72) $(BRANCH)..lab
 	@ls $(LABDIR72)
 	@$(SIGN_OFF) --unsigned $(LABDIR72)
+
+# ---- fix-module-7.2: opt-in, in no other target and not in `make test` ----
+# harness/hw/vramlab-hw fix-module end to end on 7.2, as a user of a 6.14+ kernel runs it:
+# stock 7.2's radeon from a tarball laid out as Debian's linux-source-7.2 (git archive of the
+# pristine base: its top Makefile and drivers/gpu/drm/radeon/) gets both fixes and is built
+# into radeon.ko against modules-7.2's x86_64 build directory, whose release it is built for.
+# That directory is only prepared: modules_prepare adds what an external module needs
+# (scripts/module.lds); it has no vmlinux, so no Module.symvers, and modpost's unresolved
+# drm and TTM symbols are warnings here (KBUILD_MODPOST_WARN=1), which Debian's linux-headers,
+# with their Module.symvers, do not need.  The module's vermagic must be that release.
+# About 1.5 minutes at -j2.  Output: $(BUILD72)/fix-module/work/drivers/gpu/drm/radeon/radeon.ko
+.PHONY: fix-module-7.2
+fix-module-7.2:
+	@$(GIT72) rev-parse -q --verify refs/tags/$(BASE_TAG) >/dev/null 2>&1 || \
+		{ echo "fix-module-7.2: no 7.2 tree at $(KDIR72); run make tree-7.2"; exit 1; }
+	@test -f $(BUILD72)/modules/x86_64/.config || \
+		{ echo "fix-module-7.2: no x86_64 build directory; run make modules-7.2"; exit 1; }
+	@set -eo pipefail; out=$(BUILD72)/fix-module; hdr=$(BUILD72)/modules/x86_64; \
+	mkdir -p $$out; \
+	nice -n 10 $(MAKE) -s -C $$hdr -j$(JOBS) modules_prepare; \
+	. $(HERE)/../ci/safe-write.sh; \
+	safe_write_begin tar $$out/linux-source-7.2.tar.xz; \
+	$(GIT72) archive --format=tar --prefix=linux-source-7.2/ $(BASE_TAG) Makefile \
+		drivers/gpu/drm/radeon | xz -1 -T1 >$$tar; \
+	safe_write_commit $$tar $$out/linux-source-7.2.tar.xz; \
+	rel=$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$$/\1/p' $$hdr/include/generated/utsrelease.h); \
+	start=$$(date +%s); \
+	KBUILD_MODPOST_WARN=1 nice -n 10 $(PYTHON) $(HERE)/../harness/hw/vramlab-hw fix-module \
+		--release "$$rel" --source $$out/linux-source-7.2.tar.xz --headers $$hdr \
+		--work $$out/work --jobs $(JOBS) 2>&1 | grep -v 'modpost: ".*" \[.*\] undefined!'; \
+	ko=$$out/work/drivers/gpu/drm/radeon/radeon.ko; \
+	vm=$$(tr '\0' '\n' <$$ko | sed -n 's/^vermagic=\([^ ]*\).*/\1/p'); \
+	[ "$$vm" = "$$rel" ] || { echo "fix-module-7.2: $$ko has vermagic '$$vm', not $$rel"; exit 1; }; \
+	echo "fix-module-7.2: stock 7.2's radeon with both fixes built into $$ko for $$rel" \
+		"($$(( $$(date +%s) - start ))s)"
