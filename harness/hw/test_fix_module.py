@@ -204,6 +204,15 @@ class Refusals(Base):
         self.assertIn("is Linux 7.2.13, the kernel 7.1.3-amd64 is 7.1", err)
         self.assertIn("apt-get install linux-source-7.1", err)
 
+    def test_a_source_of_another_sublevel_is_warned_about(self):
+        hdr = os.path.join(self.tmp, "headers-7.2.12")
+        self.fake_headers(hdr, "7.2.12-amd64")
+        rc, out, err = self.run_hw("--dry-run", "--source", self.tarball, "--headers", hdr,
+                                   release="7.2.12-amd64")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("# WARNING: the source is 7.2.13, the kernel 7.2.12: build from the "
+                      "running kernel's own version", out)
+
     def test_release_must_look_like_one(self):
         for bad in ("7", "../7.2", "7.2/x", ""):
             rc, out, err = hw("fix-module", "--release", bad)
