@@ -41,14 +41,20 @@ GITID72       := -c user.name="$$(git config --global user.name || echo vramlab)
                  -c user.email="$$(git config --global user.email || echo vramlab@localhost)"
 GIT72         := git -C $(KDIR72) $(GITID72)
 KUNIT72       := $(HERE)/kunitconfig-7.2
-# The series' patches in order, without a cover letter
-SERIES72       = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/[0-9]*.patch)))
+# The series' patches in order, without a cover letter: one part per destination tree, files
+# NAME-NNNN-*.patch, applied in the order of MAIL72; each part's last commit is tagged
+# vramlab-72-NAME in the tree.  1-radeon: the two 6.14 fixes and radeon's KUnit suite (amd-gfx,
+# Cc stable); 2-drm-misc: the fit rule and the drm_mm scan test; 3-kselftest: drm_mm.sh's removal
+MAIL72        := 1-radeon 2-drm-misc 3-kselftest
+part72         = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/$(1)-[0-9]*.patch)))
+SERIES72       = $(foreach n,$(MAIL72),$(call part72,$(n)))
+RADEON72       = $(call part72,1-radeon)
 # The lab on top of it (not for mailing): the trace replay
 LABDIR72      := $(abspath $(HERE)/../patches/linux-7.2-lab)
 LAB72          = $(sort $(wildcard $(LABDIR72)/[0-9]*.patch))
 
 .PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2 \
-        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod lab-7.2
+        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod lab-7.2 prove-fit-7.2
 
 test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2 prove-7.2 replay-7.2
 
@@ -79,7 +85,7 @@ tree-7.2: deps
 	stamp=$(KDIR72)/.git/vramlab-series; \
 	if [ -z "$(FORCE)" ] && [ -f $$stamp ] && [ "$$(cat $$stamp)" = "$$sum $$($(GIT72) rev-parse HEAD)" ] && \
 	   [ -z "$$($(GIT72) status --porcelain --ignored=no)" ]; then \
-		echo "tree-7.2: $(KDIR72) up to date ($${#p[@]} patches)"; echo ok > $(BUILD72)/status; exit 0; \
+		$(TAG72); echo "tree-7.2: $(KDIR72) up to date ($${#p[@]} patches)"; echo ok > $(BUILD72)/status; exit 0; \
 	fi; \
 	rm -f $$stamp; \
 	$(GIT72) am --abort >/dev/null 2>&1 || true; \
@@ -95,8 +101,16 @@ tree-7.2: deps
 		echo "tree-7.2: ************************************************************"; \
 		echo rebase > $(BUILD72)/status; exit 0; \
 	fi; \
+	$(TAG72); \
 	echo "$$sum $$($(GIT72) rev-parse HEAD)" > $$stamp; echo ok > $(BUILD72)/status; \
 	echo "tree-7.2: $(KDIR72) at $$($(GIT72) describe --tags --always) ($${#p[@]} patches applied)"
+
+# Each part's last commit of the applied series tagged vramlab-72-NAME (HEAD: the series' end)
+TAG72 = at=0; for n in $(MAIL72); do \
+		c=$$(ls $(PATCHDIR72)/$$n-[0-9]*.patch 2>/dev/null | grep -vc 0000-cover-letter || true); \
+		at=$$((at + c)); [ $$c -gt 0 ] || continue; \
+		$(GIT72) tag -f vramlab-72-$$n $$($(GIT72) rev-list --reverse $(BASE_TAG)..HEAD | sed -n "$${at}p") >/dev/null; \
+	done
 
 # The 7.2 targets below run only on a tree the series applied to (tree-7.2's status)
 define need72
@@ -119,9 +133,9 @@ checkpatch-7.2:
 KUNIT72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
 	--build_dir=$(BUILD72)/$(1) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
 	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(2) \
-	--json=$(BUILD72)/$(1).json 'radeon*' 2>&1 | tee $(BUILD72)/$(1).log; \
+	--json=$(BUILD72)/$(1).json 2>&1 | tee $(BUILD72)/$(1).log; \
 	$(PYTHON) tools/testing/kunit/kunit.py exec --build_dir=$(BUILD72)/$(1) \
-	--timeout=$(KUNIT_TIMEOUT) --raw_output=all 'radeon*' >$(BUILD72)/$(1).raw.log 2>&1 || true; \
+	--timeout=$(KUNIT_TIMEOUT) --raw_output=all >$(BUILD72)/$(1).raw.log 2>&1 || true; \
 	if grep -nE '$(KERNEL_REPORTS)|kernel BUG' $(BUILD72)/$(1).raw.log; then \
 		echo "kunit-7.2 ($(2)): the kernel reported the above ($(BUILD72)/$(1).raw.log)"; exit 1; fi
 
@@ -177,7 +191,7 @@ PROVE72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py 
 prove-7.2:
 	$(need72)
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
-		set -e; fail=0; last=$(lastword $(SERIES72)); \
+		set -e; fail=0; last=$(lastword $(RADEON72)); \
 		$(GIT72) am --abort >/dev/null 2>&1 || true; \
 		$(GIT72) checkout -q -f -B prove $(BASE_TAG); $(GIT72) clean -q -fdx; \
 		$(GIT72) am -q $$last; \
@@ -187,38 +201,70 @@ prove-7.2:
 		$(GIT72) checkout -q -f $(BRANCH); \
 		[ $$fail = 0 ] || exit 1; \
 		echo "prove-7.2: the suite fails on stock 7.2, as it must ($(BUILD72)/prove/)"; fi
+	@$(MAKE) -s --no-print-directory prove-fit-7.2
 
-# ../patches/linux-7.2/ from the tree: the fixes and radeon's KUnit suite, one series for
-# the amdgpu/radeon tree (amd-gfx), To:/Cc: from 7.2's get_maintainer.pl, the cover letter's
-# subject and text from linux-7.2-cover.txt.  The checked-in copies carry no Signed-off-by;
+# The fit rule's test without the fit rule: branch prove-fit is the radeon part and the fit
+# rule's patch (the first of 2-drm-misc) with every file it changes outside tests/ back as on
+# the base, so only its KUnit case is new; ttm_bo_validate must fail there (the impossible
+# layouts evict their range's fillers), production-like config.
+prove-fit-7.2:
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ] && \
+	    $(GIT72) rev-parse -q --verify refs/tags/vramlab-72-2-drm-misc >/dev/null; then \
+		set -e; fit=$$($(GIT72) rev-list --reverse vramlab-72-1-radeon..vramlab-72-2-drm-misc | head -1); \
+		$(GIT72) checkout -q -f -B prove-fit vramlab-72-1-radeon; $(GIT72) clean -q -fdx; \
+		$(GIT72) cherry-pick $$fit >/dev/null; \
+		core=$$($(GIT72) diff --name-only HEAD~1 HEAD | grep -v '/tests/'); \
+		$(GIT72) checkout HEAD~1 -- $$core; $(GIT72) commit -q -m "prove-fit: the fit rule's test alone"; \
+		mkdir -p $(BUILD72)/prove; log=$(BUILD72)/prove/fit-stock-7.2.log; \
+		cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
+			--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+			--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod \
+			--raw_output=all 'ttm_bo_validate' >$$log 2>&1 || true; \
+		$(GIT72) checkout -q -f $(BRANCH); \
+		grep -E '^ *(not )?ok [0-9]+ (BO|Place|Aligned)' $$log | head -20; \
+		grep -qE '^ *not ok [0-9]+ (BO|Place)' $$log || \
+			{ echo "prove-fit-7.2: the fit rule's test PASSED without the fit rule ($$log)"; exit 1; }; \
+		echo "prove-fit-7.2: the fit rule's test fails without it, as it must ($$log)"; fi
+
+# ../patches/linux-7.2/ from the tree, one series per part of MAIL72 (the tags vramlab-72-NAME
+# bound them), To:/Cc: from 7.2's get_maintainer.pl on the part's patches, Cc: stable for the
+# radeon fixes, the cover letter's subject and text from linux-7.2-cover-NAME.txt.  The checked-in copies carry no Signed-off-by;
 # with SUBMITTER= and ASSISTED_BY= (as `export`) signed copies to mail go to $(MAILDIR)/linux-7.2.
 export-7.2:
 	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
-	@tmp=$$(mktemp -d); \
-	$(GIT72) format-patch -q --no-signature --zero-commit -o $$tmp $(BASE_TAG)..$(BRANCH); \
-	to=$$(cd $(KDIR72) && $(GETMAINT) --m --no-r --no-l $$tmp/*.patch 2>/dev/null); \
-	cc=$$(cd $(KDIR72) && $(GETMAINT) --no-m --r --l $$tmp/*.patch 2>/dev/null); \
-	rm -rf $$tmp; mkdir -p $(PATCHDIR72); rm -f $(PATCHDIR72)/*.patch; \
-	$(GIT72) format-patch -q --no-signature --zero-commit --cover-letter --subject-prefix=PATCH \
-		--to="$$to" --cc="$$cc" --cc=stable@vger.kernel.org -o $$tmp $(BASE_TAG)..$(BRANCH); \
-	for f in $$tmp/*.patch; do mv $$f $(PATCHDIR72)/1-radeon-$$(basename $$f); done; rmdir $$tmp; \
-	$(PYTHON) -c 'import sys; p, t = sys.argv[1:]; s = open(p).read(); subj, body = open(t).read().split("\n\n", 1); \
-		s = s.replace("*** SUBJECT HERE ***", subj.strip()).replace("*** BLURB HERE ***", body.strip()); \
-		open(p, "w").write(s)' $(PATCHDIR72)/1-radeon-0000-cover-letter.patch $(HERE)/linux-7.2-cover.txt
+	@mkdir -p $(PATCHDIR72); rm -f $(PATCHDIR72)/*.patch; first=$(BASE_TAG); \
+	for n in $(MAIL72); do \
+		$(GIT72) rev-parse -q --verify refs/tags/vramlab-72-$$n >/dev/null || continue; \
+		last=vramlab-72-$$n; tmp=$$(mktemp -d); stable=; \
+		$(GIT72) format-patch -q --no-signature --zero-commit -o $$tmp $$first..$$last; \
+		to=$$(cd $(KDIR72) && $(GETMAINT) --m --no-r --no-l $$tmp/*.patch 2>/dev/null); \
+		cc=$$(cd $(KDIR72) && $(GETMAINT) --no-m --r --l $$tmp/*.patch 2>/dev/null); \
+		rm -rf $$tmp; mkdir $$tmp; \
+		[ $$n != 1-radeon ] || stable=--cc=stable@vger.kernel.org; \
+		prefix=PATCH; [ $$n = 1-radeon ] || prefix="PATCH v5"; \
+		$(GIT72) format-patch -q --no-signature --zero-commit --cover-letter --subject-prefix="$$prefix" \
+			--to="$$to" --cc="$$cc" $$stable -o $$tmp $$first..$$last; \
+		for f in $$tmp/*.patch; do mv $$f $(PATCHDIR72)/$$n-$$(basename $$f); done; rmdir $$tmp; \
+		$(PYTHON) -c 'import sys; p, t = sys.argv[1:]; s = open(p).read(); subj, body = open(t).read().split("\n\n", 1); \
+			s = s.replace("*** SUBJECT HERE ***", subj.strip()).replace("*** BLURB HERE ***", body.strip()); \
+			open(p, "w").write(s)' $(PATCHDIR72)/$$n-0000-cover-letter.patch $(HERE)/linux-7.2-cover-$${n#*-}.txt; \
+		first=$$last; \
+	done
 	@ls $(PATCHDIR72)
 	@$(SIGN_OFF) --unsigned $(PATCHDIR72)
 	@$(SIGN_OFF) --mail $(MAILDIR) $(PATCHDIR72)
 
 # The lab's replay on 7.2 (../patches/linux-7.2-lab/): radeon_replay_test runs the traces of
-# REPLAY_TRACES through radeon's ioctls on the series (7.2 with the fixes) and on branch
-# lab-stock, where the two fixes are reverted (stock 7.2 but for the suite and the lab's
-# counters), against the counters the model predicts for each (radeon_replay_test.fixed
-# says which).  Built in kunit-7.2's production-like build directory: the debug config's
+# REPLAY_TRACES through radeon's ioctls on the radeon fixes (branch lab), on branch lab-stock,
+# where the two fixes are reverted (stock 7.2 but for the suite and the lab's counters), and on
+# the whole series (lab-series: the fit rule too), against the counters the model predicts for
+# each (radeon_replay_test.kernel says which).  Built in kunit-7.2's production-like build directory: the debug config's
 # ww_mutex slowpath makes TTM pass BOs by at random points (the suite skips under it).
 REPLAY72_HEADER := drivers/gpu/drm/radeon/tests/radeon_replay_traces.h
 REPLAY72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
 	--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
-	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args 'radeon_replay_test.fixed=$(2)' \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args 'radeon_replay_test.kernel=$(2)' \
 	--json=$(BUILD72)/replay-$(1).json 'radeon_replay' >$(BUILD72)/replay-$(1).log 2>&1 || \
 	{ grep -E 'FAILED|Expected|ERROR' $(BUILD72)/replay-$(1).log | head -30; \
 	  echo "replay-7.2: $(1) differs from the model ($(BUILD72)/replay-$(1).log)"; fail=1; }; \
@@ -236,32 +282,36 @@ replay-header-7.2:
 		echo "$(BUILD72)/radeon_replay_traces.h into branch lab, rerun, export-7.2-lab"; exit 1; }
 	@echo "replay-header-7.2: the kernel model predicts exactly the 7.2 lab's header"
 
-# Branch lab: the series and the lab; branch lab-stock: lab with the series' fixes (every
-# patch but the last, the KUnit suite the lab builds on) reverted
+# Branch lab: the radeon fixes part (tag vramlab-72-1-radeon) and the lab; lab-stock: lab with
+# that part's fixes (every patch but its last, the KUnit suite the lab builds on) reverted;
+# lab-series: the whole series and the lab (the fit rule too)
 lab-7.2:
 	$(need72)
 	@$(GIT72) am --abort >/dev/null 2>&1 || true
-	@$(GIT72) checkout -q -f -B lab $(BRANCH) && $(GIT72) clean -q -fdx
+	@$(GIT72) checkout -q -f -B lab vramlab-72-1-radeon && $(GIT72) clean -q -fdx
 	@$(GIT72) am -q --whitespace=error-all $(LAB72)
 	@$(GIT72) checkout -q -f -B lab-stock lab
-	@$(GIT72) revert --no-edit $$($(GIT72) rev-list $(BASE_TAG)..$(BRANCH)~1) >/dev/null
+	@$(GIT72) revert --no-edit $$($(GIT72) rev-list $(BASE_TAG)..vramlab-72-1-radeon~1) >/dev/null
+	@$(GIT72) checkout -q -f -B lab-series $(BRANCH)
+	@$(GIT72) am -q --whitespace=error-all $(LAB72)
 	@$(GIT72) checkout -q -f $(BRANCH)
-	@echo "lab-7.2: branches lab ($$($(GIT72) rev-list --count $(BRANCH)..lab) lab patches) and lab-stock (fixes reverted)"
+	@echo "lab-7.2: branches lab ($$($(GIT72) rev-list --count vramlab-72-1-radeon..lab) lab patches on the fixes), lab-stock (fixes reverted), lab-series (on the whole series)"
 
 replay-7.2: lab-7.2 replay-header-7.2
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
 		fail=0; \
-		$(GIT72) checkout -q -f lab; $(call REPLAY72_RUN,fixed,1); \
+		$(GIT72) checkout -q -f lab; $(call REPLAY72_RUN,fixes,1); \
 		$(GIT72) checkout -q -f lab-stock; $(call REPLAY72_RUN,stock,0); \
+		$(GIT72) checkout -q -f lab-series; $(call REPLAY72_RUN,series,2); \
 		$(GIT72) checkout -q -f $(BRANCH); \
 		[ $$fail = 0 ] || exit 1; \
-		echo "replay-7.2: stock 7.2 and 7.2 with the fixes match the kernel model on every case"; fi
+		echo "replay-7.2: stock 7.2, 7.2 with the fixes and with the series match the kernel model on every case"; fi
 
 export-7.2-lab:
 	@test -d $(KDIR72)/.git || { echo "no 7.2 tree; run make tree-7.2"; exit 1; }
 	@mkdir -p $(LABDIR72); rm -f $(LABDIR72)/*.patch
 	@$(GIT72) format-patch -q --no-signature --zero-commit --subject-prefix="PATCH lab" \
-		-o $(LABDIR72) $(BRANCH)..lab
+		-o $(LABDIR72) vramlab-72-1-radeon..lab
 	@ls $(LABDIR72)
 	@$(SIGN_OFF) --unsigned $(LABDIR72)
 

@@ -133,8 +133,9 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 	     " * that follow in microseconds (low, high word).\n";
 	if (linux72)
 		h << " * Each case runs bottom-up with LRU eviction, as 7.2 does, at 30, 50 and\n"
-		     " * 70% of the trace's peak; fixed says whether its counters are those of\n"
-		     " * 7.2 with the two fixes or of stock 7.2.\n"
+		     " * 70% of the trace's peak; kernel says whose counters it holds: stock\n"
+		     " * 7.2's (RR_STOCK), 7.2 with the two radeon fixes (RR_FIXES) or with the\n"
+		     " * whole series, the fit rule too (RR_SERIES).\n"
 		     " */\n\n";
 	else
 		h << " * A case with an rr_pinned\n"
@@ -154,6 +155,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		unsigned variation = 0;       // the board they come from
 		uint32_t scan_max = 0, budget_mbps = 0, budget_ms = 0; // 0: off
 		Stock stock = Stock::V6_12;
+		int kind72 = 0; // --kernel 7.2: 0 stock, 1 the radeon fixes, 2 the whole series
 	};
 	std::vector<Case> cases, pinned_cases, stock_cases;
 	std::vector<std::string> names;
@@ -225,14 +227,16 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 			return c;
 		};
 		if (linux72) { // 7.2 has neither top-down placement nor keys nor the series' mechanisms
+			// stock 7.2, the radeon fixes (no fit rule: a BO larger than VRAM evicts all of
+			// it first), the whole series (the fit rule evicts nothing for it)
 			for (double f : {0.3, 0.5, 0.7})
-				for (Stock k : {Stock::V6_14, Stock::V6_14_Fixed}) {
+				for (int kind = 0; kind < 3; kind++) {
 					KernelConfig c = config(f, 0, false);
-					c.stock = k;
-					// no fit rule on 7.2: a BO larger than VRAM evicts all of it first
-					c.flush_for_impossible = true;
+					c.stock = kind ? Stock::V6_14_Fixed : Stock::V6_14;
+					c.flush_for_impossible = kind < 2;
 					Case cs{ti, c.vram, 0, false, simulate_kernel(t, c), {}, 0};
-					cs.stock = k;
+					cs.stock = c.stock;
+					cs.kind72 = kind;
 					stock_cases.push_back(std::move(cs));
 				}
 			continue;
@@ -331,8 +335,8 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 	for (const Case &c : cases) {
 		const KernelResult &r = c.r;
 		if (linux72) {
-			h << "\t{ " << c.trace << ", " << c.vram << ", "
-			  << (c.stock == Stock::V6_14_Fixed ? "true" : "false") << ", {\n\t\t{";
+			static constexpr const char *kKind[] = {"RR_STOCK", "RR_FIXES", "RR_SERIES"};
+			h << "\t{ " << c.trace << ", " << c.vram << ", " << kKind[c.kind72] << ", {\n\t\t{";
 			for (int m = 0; m < 3; m++) {
 				const KernelCounters &k = r.mem[m];
 				h << (m ? ",\n\t\t " : "") << "{ " << k.evictions << ", " << k.evicted_bytes
@@ -372,7 +376,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 	h << "};\n";
 	write_output(out, h.str());
 	if (linux72)
-		std::fprintf(stderr, "%s: %zu traces, %zu cases for 7.2 (stock and with the fixes)\n",
+		std::fprintf(stderr, "%s: %zu traces, %zu cases for 7.2 (stock, the fixes, the series)\n",
 		             out.c_str(), names.size(), cases.size());
 	else
 		std::fprintf(stderr,
