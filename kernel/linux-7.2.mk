@@ -167,6 +167,8 @@ each-7.2:
 			{ echo "each-7.2: no UML build yet; run make kunit-7.2 first"; exit 1; }; \
 		rc=0; for rev in $$($(GIT72) rev-list --reverse $(BASE_TAG)..$(BRANCH)); do \
 			$(GIT72) checkout -q -f --detach $$rev; s=$$(date +%s); \
+			cat $(KUNIT72) $(KUNIT72).prod >>$(BUILD72)/kunit-um-prod/.config; \
+			$(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod olddefconfig >/dev/null 2>&1; \
 			if nice -n 10 $(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod -j$(JOBS) \
 				>$(BUILD72)/each-um.log 2>&1; then \
 				echo "UML builds ($$(( $$(date +%s) - s ))s): $$($(GIT72) log -1 --format=%s)"; \
@@ -349,3 +351,31 @@ fix-module-7.2:
 	[ "$$vm" = "$$rel" ] || { echo "fix-module-7.2: $$ko has vermagic '$$vm', not $$rel"; exit 1; }; \
 	echo "fix-module-7.2: stock 7.2's radeon with both fixes built into $$ko for $$rel" \
 		"($$(( $$(date +%s) - start ))s)"
+
+# ---- bisect-7.2: every patch of the series builds and passes on its own (not in `make test`) ----
+# The production-like UML kernel built at each commit of the series (as each-7.2) and its KUnit
+# suites run there (kunit.py exec: the kernel just built, every suite present at that commit;
+# the kunitconfig fragments are merged again at each commit, since a commit before a suite's
+# Kconfig symbol exists drops it from .config);
+# fails on a build error, a failed case or a kernel report.  Logs: $(BUILD72)/bisect/.
+.PHONY: bisect-7.2
+bisect-7.2:
+	$(need72)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		set -e; test -f $(BUILD72)/kunit-um-prod/.config || \
+			{ echo "bisect-7.2: no UML build yet; run make kunit-7.2-prod first"; exit 1; }; \
+		mkdir -p $(BUILD72)/bisect; rc=0; n=0; \
+		for rev in $$($(GIT72) rev-list --reverse $(BASE_TAG)..$(BRANCH)); do \
+			n=$$((n + 1)); log=$(BUILD72)/bisect/$$n.log; \
+			$(GIT72) checkout -q -f --detach $$rev; subj=$$($(GIT72) log -1 --format=%s); \
+			cat $(KUNIT72) $(KUNIT72).prod >>$(BUILD72)/kunit-um-prod/.config; \
+			$(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod olddefconfig >$$log 2>&1; \
+			if ! nice -n 10 $(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod -j$(JOBS) \
+				>>$$log 2>&1; then echo "bisect-7.2: $$n does not build: $$subj"; rc=1; continue; fi; \
+			(cd $(KDIR72) && $(PYTHON) tools/testing/kunit/kunit.py exec --build_dir=$(BUILD72)/kunit-um-prod \
+				--timeout=$(KUNIT_TIMEOUT) --raw_output=all) >>$$log 2>&1 || true; \
+			ok=$$(grep -cE '^ *ok [0-9]' $$log || true); bad=$$(grep -cE '^ *not ok [0-9]' $$log || true); \
+			if [ "$$bad" != 0 ] || [ "$$ok" = 0 ] || grep -qE '$(KERNEL_REPORTS)|kernel BUG' $$log; then \
+				echo "bisect-7.2: $$n FAILS ($$bad not ok, $$ok ok): $$subj ($$log)"; rc=1; \
+			else echo "bisect-7.2: $$n builds and passes ($$ok ok lines): $$subj"; fi; \
+		done; $(GIT72) checkout -q -f $(BRANCH); exit $$rc; fi
