@@ -11,21 +11,17 @@ The source is radeon's two files rebuilt from the patches' own pre-image (always
 the project's 7.2 tree is ($VRAMLAB_CACHE/linux-7.2, tag vramlab-base: pristine 7.2.13),
 stock 7.2's radeon as `git archive` gives it. The build is a fake: a build directory whose
 Makefile only writes radeon.ko (`make -C kernel fix-module-7.2` builds the real one)."""
-import importlib.machinery
-import importlib.util
 import io
 import os
 import re
 import shutil
 import stat
 import subprocess
-import sys
 import tarfile
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HW = os.path.join(HERE, "vramlab-hw")
 PATCHES = os.path.normpath(os.path.join(HERE, "..", "..", "patches", "linux-7.2"))
 CACHE = os.environ.get("VRAMLAB_CACHE", os.path.expanduser("~/.cache/vramlab"))
 TREE72 = os.path.join(CACHE, "linux-7.2")
@@ -93,17 +89,8 @@ def make_tarball(path, files, prefix="linux-source-7.2/", extra=()):
             add(name, data, kind, link)
 
 
-def hw(*args, env=None):
-    r = subprocess.run([sys.executable, HW, *args], capture_output=True, text=True,
-                       env=dict(os.environ, **(env or {})))
-    return r.returncode, r.stdout, r.stderr
-
-
-def load_hw():
-    loader = importlib.machinery.SourceFileLoader("vramlab_hw", HW)
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader("vramlab_hw", loader))
-    loader.exec_module(module)
-    return module
+# vramlab-hw run as a program and loaded as a module, as its other tests do
+from test_vramlab_hw import hw, load_hw  # noqa: E402  (beside this file)
 
 
 class Base(unittest.TestCase):
@@ -297,11 +284,11 @@ class FakeSource(Base):
         work = self.work()
         ko = os.path.join(work, RADEON, "radeon.ko")
         self.assertIn(f"fake build: M={work}/{RADEON} CONFIG_DRM_RADEON=m", out)
-        self.assertIn(f"after patching: LRU move at the end of a submission (radeon_cs.c, "
+        self.assertIn("after patching: LRU move at the end of a submission (radeon_cs.c, "
                       "radeon_cs_parser_fini()): present", out)
         self.assertIn("after patching: a BO named twice validated and fenced once "
                       "(radeon_object.c, radeon_bo_list_validate()): present", out)
-        self.assertIn(f"# built in ", out)
+        self.assertIn("# built in ", out)
         self.assertIn(ko, out)
         self.assertTrue(os.path.isfile(ko))
         self.assertIn("--install", out)  # how to install it
