@@ -15,7 +15,7 @@
 #   make -C kernel kunit-7.2      radeon's KUnit suite under UML, twice: with the debug config
 #                                 (lockdep, DEBUG_MUTEXES, KASAN) and a production-like one
 #                                 (no DEBUG_MUTEXES: fence slots are not re-checked at unlock)
-#   make -C kernel kunit-7.2-prod the production-like run alone (CI)
+#   make -C kernel kunit-7.2-prod the production-like run alone (CI); kunit-7.2-debug the other
 #   make -C kernel modules-7.2    x86_64 radeon.ko and radeon_kunit_test.ko with W=1 on the
 #                                 files the series touches, at every patch of the series
 #   make -C kernel each-7.2       the UML kernel built at every patch of the series
@@ -54,7 +54,7 @@ LABDIR72      := $(abspath $(HERE)/../patches/linux-7.2-lab)
 LAB72          = $(sort $(wildcard $(LABDIR72)/[0-9]*.patch))
 
 .PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2 \
-        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod lab-7.2 prove-fit-7.2
+        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod kunit-7.2-debug lab-7.2 prove-fit-7.2
 
 test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2 prove-7.2 replay-7.2
 
@@ -139,12 +139,13 @@ KUNIT72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py 
 	if grep -nE '$(KERNEL_REPORTS)|kernel BUG' $(BUILD72)/$(1).raw.log; then \
 		echo "kunit-7.2 ($(2)): the kernel reported the above ($(BUILD72)/$(1).raw.log)"; exit 1; fi
 
-kunit-7.2:
+kunit-7.2: kunit-7.2-debug kunit-7.2-prod
+
+kunit-7.2-debug:
 	$(need72)
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
-		set -e; mkdir -p $(BUILD72); \
-		$(call KUNIT72_RUN,kunit-um-debug,debug); \
-		$(call KUNIT72_RUN,kunit-um-prod,prod); fi
+		set -e; mkdir -p $(BUILD72); $(GIT72) checkout -q -f $(BRANCH); \
+		$(call KUNIT72_RUN,kunit-um-debug,debug); fi
 
 kunit-7.2-prod:
 	$(need72)

@@ -442,7 +442,7 @@ void add_trace_commands(CLI::App &app)
 	static std::string exp_kernel = "6.12";
 	exp->add_option("--kernel", exp_kernel,
 	                "the lab series the header is for: 6.12 (every mechanism, 6.14's path "
-	                "emulated) or 7.2 (stock 7.2 and 7.2 with the fixes)")
+	                "emulated) or 7.2 (stock 7.2, 7.2 with the radeon fixes, with the series)")
 	    ->check(CLI::IsMember({"6.12", "7.2"}))
 	    ->capture_default_str();
 	exp->callback([] { cmd_export_kunit(trace_files(exp_in), exp_out, exp_cs, exp_kernel); });
