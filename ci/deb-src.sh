@@ -3,7 +3,7 @@
 # mirrors (deb822 .sources files or sources.list) when PACKAGE's source is not known yet.
 # Usage: ci/deb-src.sh PACKAGE
 set -euo pipefail
-apt-cache showsrc "$1" 2>/dev/null | grep -q '^Version:' && exit 0
+apt-cache showsrc "$1" 2>/dev/null | grep '^Version:' >/dev/null && exit 0
 sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo
 for f in /etc/apt/sources.list.d/*.sources; do

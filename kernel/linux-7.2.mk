@@ -187,7 +187,7 @@ PROVE72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py 
 	--raw_output=all 'radeon*' >$(BUILD72)/prove/stock-7.2-$(1).log 2>&1 || true; \
 	echo "== stock 7.2, $(1) config:"; \
 	grep -E '^ *(not )?ok [0-9]|a fence list|^ *Expected|kernel BUG|BUG: failure|Kernel panic' \
-		$(BUILD72)/prove/stock-7.2-$(1).log | head -40; \
+		$(BUILD72)/prove/stock-7.2-$(1).log | sed -n '1,40p'; \
 	if ! grep -qE '^ *not ok|Kernel panic|kernel BUG' $(BUILD72)/prove/stock-7.2-$(1).log; then \
 		echo "prove-7.2: the suite PASSED on stock 7.2 ($(1)): it does not show the bugs"; fail=1; fi
 
@@ -214,7 +214,7 @@ prove-fit-7.2:
 	$(need72)
 	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ] && \
 	    $(GIT72) rev-parse -q --verify refs/tags/vramlab-72-2-drm-misc >/dev/null; then \
-		set -e; fit=$$($(GIT72) rev-list --reverse vramlab-72-1-radeon..vramlab-72-2-drm-misc | head -1); \
+		set -e; fit=$$($(GIT72) rev-list --reverse vramlab-72-1-radeon..vramlab-72-2-drm-misc | sed -n 1p); \
 		$(GIT72) checkout -q -f -B prove-fit vramlab-72-1-radeon; $(GIT72) clean -q -fdx; \
 		$(GIT72) cherry-pick $$fit >/dev/null; \
 		core=$$($(GIT72) diff --name-only HEAD~1 HEAD | grep -v '/tests/'); \
@@ -225,7 +225,7 @@ prove-fit-7.2:
 			--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod \
 			--raw_output=all 'ttm_bo_validate' >$$log 2>&1 || true; \
 		$(GIT72) checkout -q -f $(BRANCH); \
-		grep -E '^ *(not )?ok [0-9]+ (BO|Place|Aligned)' $$log | head -20; \
+		grep -E '^ *(not )?ok [0-9]+ (BO|Place|Aligned)' $$log | sed -n '1,20p'; \
 		grep -qE '^ *not ok [0-9]+ (BO|Place)' $$log || \
 			{ echo "prove-fit-7.2: the fit rule's test PASSED without the fit rule ($$log)"; exit 1; }; \
 		echo "prove-fit-7.2: the fit rule's test fails without it, as it must ($$log)"; fi
@@ -269,7 +269,7 @@ REPLAY72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py
 	--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
 	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args 'radeon_replay_test.kernel=$(2)' \
 	--json=$(BUILD72)/replay-$(1).json 'radeon_replay' >$(BUILD72)/replay-$(1).log 2>&1 || \
-	{ grep -E 'FAILED|Expected|ERROR' $(BUILD72)/replay-$(1).log | head -30; \
+	{ grep -E 'FAILED|Expected|ERROR' $(BUILD72)/replay-$(1).log | sed -n '1,30p'; \
 	  echo "replay-7.2: $(1) differs from the model ($(BUILD72)/replay-$(1).log)"; fail=1; }; \
 	grep -E 'Testing complete' $(BUILD72)/replay-$(1).log | sed 's/^/replay-7.2 ($(1)): /'
 

@@ -98,7 +98,7 @@ while kill -0 "$make_pid" 2>/dev/null; do
 	fi
 done
 if ! wait "$make_pid"; then
-	grep -E 'error|Error' "$out/build.log" | head -20
+	grep -E 'error|Error' "$out/build.log" | sed -n '1,20p'
 	say "the build failed (log: $out/build.log)"
 	exit 1
 fi

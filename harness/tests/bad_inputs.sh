@@ -36,7 +36,7 @@ while IFS= read -r line; do
 	rm -f "$d/cut.vrl" # the case's own input
 	lines=$(wc -l <"$work/err")
 	msg=$(head -1 "$work/err")
-	left=$(find "$d" -mindepth 1 | head -3 | tr '\n' ' ')
+	left=$(find "$d" -mindepth 1 | sed -n '1,3p' | tr '\n' ' ')
 	why=""
 	[ "$got" -ge 128 ] && why="crashed (status $got)"
 	[ -z "$why" ] && [ "$got" != "$want" ] && why="exit $got, want $want"

@@ -9,7 +9,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v mpirun >/dev/null || fail "no mpirun (ci/install-deps.sh installs OpenMPI)"
-"$vramlab" decide --help | grep -q -- --mpi || fail "vramlab was built without MPI"
+"$vramlab" decide --help | grep -- --mpi >/dev/null || fail "vramlab was built without MPI"
 mpi=(mpirun --oversubscribe -np 2)
 [ "$(id -u)" = 0 ] && mpi=(mpirun --allow-run-as-root --oversubscribe -np 2)
 export OMPI_MCA_rmaps_base_oversubscribe=1

@@ -52,7 +52,7 @@ cc -O2 -ffp-contract=off -Wall -Werror -I"$work" -DWEIGHTS_HEADER='"trained.h"' 
 echo "ok: the exported C header scores the fixed inputs as the simulator does"
 
 # MPI: two processes, the same result as one.
-if "$vramlab" train --help | grep -q -- --mpi && command -v mpirun >/dev/null; then
+if "$vramlab" train --help | grep -- --mpi >/dev/null && command -v mpirun >/dev/null; then
 	"$vramlab" train "${problem[@]}" --generations 12 -o "$work/one.txt"
 	# Under AddressSanitizer (make test-asan), Open MPI's own allocations still held at
 	# MPI_Finalize would read as leaks: leak checking is off for this run only.

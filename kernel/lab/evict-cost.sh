@@ -46,7 +46,7 @@ for kind in base series; do
 			--build_dir="$out/$kind-$arch" --jobs="$jobs" --timeout=3000 \
 			"${args[@]}" --raw_output=all 'ttm_evict_cost') >"$log" 2>&1 || true
 		grep -q '^ *ok 1 ttm_evict_cost' "$log" || {
-			grep -E 'not ok|Expected|evict-cost|error' "$log" | head -20
+			grep -E 'not ok|Expected|evict-cost|error' "$log" | sed -n '1,20p'
 			echo "evict-cost: the $kind suite did not pass on $arch (log: $log)"
 			exit 1
 		}
@@ -64,7 +64,7 @@ for kind in base series; do
 		 ttm_lru_bulk_move ttm_range_manager; do
 		o=$b/drivers/gpu/drm/ttm/ttm_resource.o
 		[ $s = ttm_range_manager ] && o=$b/drivers/gpu/drm/ttm/ttm_range_manager.o
-		n=$(pahole -C $s "$o" | sed -n 's|.*/\* size: \([0-9]*\),.*|\1|p' | head -1)
+		n=$(pahole -C $s "$o" | sed -n 's|.*/\* size: \([0-9]*\),.*|\1|p' | sed -n 1p)
 		echo "$kind $s ${n:-?}" >>"$sizes"
 	done
 done

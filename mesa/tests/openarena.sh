@@ -104,13 +104,13 @@ for f in "$shim" "$vendor" "$prefix/lib/dri/r600_dri.so"; do
 done
 
 # --- the game ----------------------------------------------------------------
-installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'ok installed'; }
+installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep 'ok installed' >/dev/null; }
 if ! installed openarena || [ ! -x /usr/games/openarena ]; then
 	[ "$install" = 1 ] || die "openarena is not installed (apt-get install openarena)"
 	[ "$(id -u)" = 0 ] || die "openarena is not installed; run as root to install it, or apt-get install openarena"
 	echo "$me: installing openarena" >&2
 	export DEBIAN_FRONTEND=noninteractive
-	if ! apt-cache policy openarena 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+	if ! apt-cache policy openarena 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null; then
 		apt-get update -qq
 	fi
 	apt-get install -y -qq openarena >&2 || { apt-get update -qq && apt-get install -y -qq openarena >&2; } ||
@@ -244,8 +244,9 @@ while kill -0 "$game_pid" 2>/dev/null; do
 	logsize=$(stat -c %s "$log")
 	if [ "$logsize" -gt "$seen" ]; then
 		from=$(( seen > 256 ? seen - 256 : 0 ))
-		# (grep without -q reads to the end: no SIGPIPE to fail the pipeline)
-		if tail -c +$(( from + 1 )) "$log" | head -c $(( logsize - from )) | grep '^ERROR: ' >/dev/null; then
+		# (head reads the file and tail and grep, without -q, read to the end: no SIGPIPE
+		# to fail the pipeline while the log grows)
+		if head -c "$logsize" "$log" | tail -c +$(( from + 1 )) | grep '^ERROR: ' >/dev/null; then
 			status="game error"; break
 		fi
 		seen=$logsize

@@ -48,7 +48,7 @@ shim=(env LD_PRELOAD="$prefix/lib/libradeon_noop_drm_shim.so"
       __EGL_VENDOR_LIBRARY_FILENAMES="$prefix/share/glvnd/egl_vendor.d/50_mesa.json"
       LD_LIBRARY_PATH="$prefix/lib" RADEON_GPU_ID=BARTS RADEON_SHIM_BO_SCORES=1
       RADEON_BO_SCORE=1)
-one() { ls "$out"/$1.*.vrl 2>/dev/null | head -1; }
+one() { ls "$out"/$1.*.vrl 2>/dev/null | sed -n 1p; }
 
 # killed: the file is decodable up to a frame handed to the writer (at most
 # 50 ms before the kill).
