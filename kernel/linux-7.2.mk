@@ -44,7 +44,7 @@ KUNIT72       := $(HERE)/kunitconfig-7.2
 # The series' patches in order, without a cover letter: one part per destination tree, files
 # NAME-NNNN-*.patch, applied in the order of MAIL72; each part's last commit is tagged
 # vramlab-72-NAME in the tree.  1-radeon: the two 6.14 fixes and radeon's KUnit suite (amd-gfx,
-# Cc stable); 2-drm-misc: the fit rule and the drm_mm scan test; 3-kselftest: drm_mm.sh's removal
+# Cc stable); 2-drm-misc: the fit rule, the drm_mm scan test, window eviction and radeon's opt-in; 3-kselftest: drm_mm.sh's removal
 MAIL72        := 1-radeon 2-drm-misc 3-kselftest
 part72         = $(filter-out %0000-cover-letter.patch,$(sort $(wildcard $(PATCHDIR72)/$(1)-[0-9]*.patch)))
 SERIES72       = $(foreach n,$(MAIL72),$(call part72,$(n)))

@@ -127,15 +127,17 @@ def readme_block(n):
 # The front page's answer: (kernel you run, what to boot, policy, baseline, what the row is
 # against); None = the reference row.
 # The 6.14-7.2 rows are the model's drm_exec path, which the KUnit replay proves on 7.2.13's own
-# code (make -C kernel replay-7.2); window eviction exists in the 6.12 series only, so it has no
-# 6.14-7.2 row until the series is rewritten for 7.2 (docs/linux-6.14.md keeps the modelled rows).
+# code (make -C kernel replay-7.2), window eviction included (the series' patches 2-drm-misc
+# 0003-0004, with the fixes).
 BOOT = [("6.12 LTS", "nothing (stock: LRU order)", None, None, ""),
         ("6.12 LTS", "`radeon.evict_window=1024` (window eviction, opt-in)", "window", "lru",
          "stock 6.12"),
         ("6.14 to 7.2", "nothing (stock: least recently placed)", "6.14:lru", "lru",
          "stock 6.12"),
         ("6.14 to 7.2", "**the two fixes** (`patches/linux-7.2/`; `vramlab-hw fix-module`)",
-         "6.14+fix:lru", "6.14:lru", "stock 7.2")]
+         "6.14+fix:lru", "6.14:lru", "stock 7.2"),
+        ("6.14 to 7.2", "the series and `radeon.evict_window=1024` (window eviction, opt-in)",
+         "6.14+fix:window", "6.14:lru", "stock 7.2")]
 
 
 def span(rows):
