@@ -588,12 +588,16 @@ expect_fail "export of a trace and its copy" "are both rr_glsmoke_barts_6mib in 
 	"$bin" trace export --kunit -o "$work/copy.h" "$live" "$work/copy/glsmoke-barts-6mib.vrl"
 [ ! -e "$work/copy.h" ] && ok || bad "export of a trace and its copy wrote $work/copy.h"
 # trace export --kernel 7.2: the 7.2 lab's header (radeon_replay_test.c's struct): per trace
-# three sizes, each for stock 7.2, the fixes and the whole series, and neither the 6.12 suite's
-# fields (topdown, cs_end) nor its pinned tables; an unknown kernel is refused.
+# three sizes, each for stock 7.2, the fixes and the whole series (window off), the series with
+# window eviction at two bounds at the two smaller sizes, and neither the 6.12 suite's fields
+# (topdown, cs_end) nor its pinned tables; an unknown kernel is refused.
 "$bin" trace export --kunit --kernel 7.2 -o "$work/k72.h" "$live" 2>/dev/null &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_STOCK, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_FIXES, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_STOCK, 0, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_FIXES, 0, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 0, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_[A-Z]*, [0-9]*, {" "$work/k72.h")" = 13 ] &&
 	! grep -q 'RADEON_CS_END\|rr_pinned' "$work/k72.h" && ok || bad "trace export --kernel 7.2: $(head -c 300 "$work/k72.h")"
 expect_fail "export for an unknown kernel" "--kernel: 6.14 not in {6.12,7.2}" \
 	"$bin" trace export --kunit --kernel 6.14 -o "$work/k.h" "$live"
