@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0 AND MIT
 /*
  * vramlab lab tool, not part of the mailed series: what one failed VRAM
- * allocation costs in time, with TTM's walk and with window eviction.
+ * allocation costs in time, with TTM's walk and with window eviction, and
+ * (on 7.2) what a driver-side window costs to read from TTM's LRU.
  *
- * `make -C kernel evict-cost` copies this file into two x86_64 trees, the
- * unpatched base (built with -DTTM_EVICT_COST_NO_WINDOW) and the series,
- * and runs it under qemu-system-x86_64 with a production-like config (no
- * lockdep, no KASAN).  It asserts only that the runs did what they were set
- * up to do; the times are printed for kernel/lab/evict-cost.py.
+ * `make -C kernel evict-cost` (6.12) and `evict-cost-7.2` copy this file
+ * into two trees, the base (built with -DTTM_EVICT_COST_NO_WINDOW) and the
+ * series, and run it under UML and as an x86_64 kernel under
+ * qemu-system-x86_64 with a production-like config (no lockdep, no KASAN).
+ * It asserts only that the runs did what they were set up to do; the times
+ * are printed for kernel/lab/evict-cost.py.  The script defines
+ * TTM_EVICT_COST_BO_FINI where TTM has ttm_bo_fini() (7.2) and
+ * TTM_EVICT_COST_LRU_CURSOR where it exports the drivers' LRU cursor (7.2).
  *
  * Each round lays out fillers of random sizes bottom-up in a VRAM range
  * manager until it is full, orders its LRU list randomly (every filler is
@@ -16,7 +20,13 @@
  * mock manager, copied by ttm_bo_move_memcpy() as the KUnit device does.
  * In the "pinned" layouts every fourth filler is pinned, so that no window
  * can ever hold the BO: the walk evicts everything in vain and the scan
- * considers every candidate, its worst case.
+ * visits every LRU entry, its worst case.
+ *
+ * The second family (ttm_evict_cost_a1, 7.2 only) lays out the same rounds
+ * and times design A1's first half: a driver walking VRAM's LRU through
+ * TTM's exported ttm_bo_lru_cursor, trylock only and without a ticket,
+ * copying each BO's resource->start and ->size into a preallocated array,
+ * which is what a driver needs to compute a window itself.
  */
 #include <linux/dma-resv.h>
 #include <linux/prandom.h>
@@ -53,6 +63,7 @@ static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
 	{ "nofit-64",	 8192, 8,  64,  true,  64,    -ENOMEM },
 	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM },
 	{ "nofit-64",	 8192, 8,  64,  true,  65536, -ENOMEM },
+	{ "nofit-64",	 32768, 8, 64,  true,  0,     -ENOMEM },
 	{ "nofit-64",	 32768, 8, 64,  true,  65536, -ENOMEM },
 };
 
@@ -70,6 +81,15 @@ static int cmp_u64(const void *a, const void *b)
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+static void cost_bo_fini(struct ttm_buffer_object *bo)
+{
+#ifdef TTM_EVICT_COST_BO_FINI
+	ttm_bo_fini(bo);
+#else
+	ttm_bo_put(bo);
+#endif
 }
 
 static struct ttm_buffer_object *
@@ -91,19 +111,26 @@ cost_bo(struct kunit *test, u32 pages, struct ttm_placement *placement)
 	return bo;
 }
 
-/* One round: lay out, shuffle the LRU, time the validate; returns ns */
-static u64 cost_round(struct kunit *test, const struct ttm_evict_cost_case *c,
-		      struct rnd_state *rnd, u64 *evicted, u32 *fillers_out)
+/* A full VRAM manager in random LRU order */
+struct cost_layout {
+	struct ttm_placement *placement;
+	struct ttm_buffer_object **fillers;
+	/* Fillers, and those on VRAM's LRU (the unpinned ones) */
+	u32 n, lru;
+	/* Their pages on the LRU */
+	u64 lru_pages;
+};
+
+static void cost_layout_init(struct kunit *test,
+			     const struct ttm_evict_cost_case *c,
+			     struct rnd_state *rnd, struct cost_layout *l)
 {
 	struct ttm_test_devices *priv = test->priv;
-	struct ttm_operation_ctx ctx = { };
-	struct ttm_buffer_object **fillers, *bo;
-	struct ttm_placement *placement;
 	struct ttm_place *place;
-	u32 used = 0, n = 0, i, *perm;
-	u64 t0, ns;
+	u32 used = 0, i, *perm;
 	int err;
 
+	memset(l, 0, sizeof(*l));
 	err = ttm_range_man_init(priv->ttm_dev, TTM_PL_VRAM, true, c->vram);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	err = ttm_mock_manager_init(priv->ttm_dev, TTM_PL_TT,
@@ -116,76 +143,108 @@ static u64 cost_round(struct kunit *test, const struct ttm_evict_cost_case *c,
 #endif
 
 	place = ttm_place_kunit_init(test, TTM_PL_VRAM, 0);
-	placement = kunit_kzalloc(test, sizeof(*placement), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, placement);
-	placement->num_placement = 1;
-	placement->placement = place;
+	l->placement = kunit_kzalloc(test, sizeof(*l->placement), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, l->placement);
+	l->placement->num_placement = 1;
+	l->placement->placement = place;
 
-	fillers = kvcalloc(c->vram, sizeof(*fillers), GFP_KERNEL);
+	l->fillers = kvcalloc(c->vram, sizeof(*l->fillers), GFP_KERNEL);
 	perm = kvcalloc(c->vram, sizeof(*perm), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, fillers);
+	KUNIT_ASSERT_NOT_NULL(test, l->fillers);
 	KUNIT_ASSERT_NOT_NULL(test, perm);
 
 	while (used < c->vram) {
 		u32 pages = 1 + prandom_u32_state(rnd) % c->max_pages;
+		struct ttm_buffer_object *f;
 
 		pages = min(pages, c->vram - used);
-		fillers[n] = cost_bo(test, pages, placement);
-		KUNIT_ASSERT_EQ(test, fillers[n]->resource->start, (u64)used);
-		if (c->pinned && n % 4 == 3)
-			ttm_bo_pin(fillers[n]);
-		ttm_bo_unreserve(fillers[n]);
+		f = cost_bo(test, pages, l->placement);
+		KUNIT_ASSERT_EQ(test, f->resource->start, (u64)used);
+		if (c->pinned && l->n % 4 == 3) {
+			ttm_bo_pin(f);
+		} else {
+			l->lru++;
+			l->lru_pages += pages;
+		}
+		ttm_bo_unreserve(f);
+		l->fillers[l->n++] = f;
 		used += pages;
-		n++;
 	}
 	/* Fisher-Yates, then each unpinned filler to the LRU tail in turn */
-	for (i = 0; i < n; i++)
+	for (i = 0; i < l->n; i++)
 		perm[i] = i;
-	for (i = n - 1; i > 0; i--)
+	for (i = l->n - 1; i > 0; i--)
 		swap(perm[i], perm[prandom_u32_state(rnd) % (i + 1)]);
-	for (i = 0; i < n; i++) {
-		struct ttm_buffer_object *f = fillers[perm[i]];
+	for (i = 0; i < l->n; i++) {
+		struct ttm_buffer_object *f = l->fillers[perm[i]];
 
 		dma_resv_lock(f->base.resv, NULL);
 		ttm_bo_unreserve(f);
 	}
+	kvfree(perm);
+}
+
+static void cost_layout_fini(struct kunit *test, struct cost_layout *l)
+{
+	struct ttm_test_devices *priv = test->priv;
+	u32 i;
+
+	for (i = 0; i < l->n; i++) {
+		struct ttm_buffer_object *f = l->fillers[i];
+
+		if (f->pin_count) {
+			dma_resv_lock(f->base.resv, NULL);
+			ttm_bo_unpin(f);
+			dma_resv_unlock(f->base.resv);
+		}
+		cost_bo_fini(f);
+	}
+	kvfree(l->fillers);
+	ttm_range_man_fini(priv->ttm_dev, TTM_PL_VRAM);
+	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_TT);
+}
+
+/* One round: lay out, shuffle the LRU, time the validate; returns ns */
+static u64 cost_round(struct kunit *test, const struct ttm_evict_cost_case *c,
+		      struct rnd_state *rnd, u64 *evicted, u32 *fillers,
+		      u32 *entries)
+{
+	struct ttm_test_devices *priv = test->priv;
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_buffer_object *bo;
+	struct cost_layout l;
+	u64 t0, ns;
+	u32 i;
+	int err;
+
+	cost_layout_init(test, c, rnd, &l);
 
 	bo = ttm_bo_kunit_init(test, priv, (size_t)c->pages * PAGE_SIZE, NULL);
 	dma_resv_lock(bo->base.resv, NULL);
 	t0 = ktime_get_ns();
-	err = ttm_bo_validate(bo, placement, &ctx);
+	err = ttm_bo_validate(bo, l.placement, &ctx);
 	ns = ktime_get_ns() - t0;
 	dma_resv_unlock(bo->base.resv);
 	KUNIT_EXPECT_EQ(test, err, c->err);
 
 	*evicted = 0;
-	for (i = 0; i < n; i++)
-		if (fillers[i]->resource->mem_type != TTM_PL_VRAM)
+	for (i = 0; i < l.n; i++)
+		if (l.fillers[i]->resource->mem_type != TTM_PL_VRAM)
 			(*evicted)++;
-	*fillers_out = n;
+	*fillers = l.n;
+	*entries = l.lru;
 
-	ttm_bo_put(bo);
-	for (i = 0; i < n; i++) {
-		if (fillers[i]->pin_count) {
-			dma_resv_lock(fillers[i]->base.resv, NULL);
-			ttm_bo_unpin(fillers[i]);
-			dma_resv_unlock(fillers[i]->base.resv);
-		}
-		ttm_bo_put(fillers[i]);
-	}
-	kvfree(perm);
-	kvfree(fillers);
-	ttm_range_man_fini(priv->ttm_dev, TTM_PL_VRAM);
-	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_TT);
+	cost_bo_fini(bo);
+	cost_layout_fini(test, &l);
 	return ns;
 }
 
 static void ttm_evict_cost(struct kunit *test)
 {
 	const struct ttm_evict_cost_case *c = test->param_value;
-	u64 ns[COST_ROUNDS];
-	u64 evicted[COST_ROUNDS];
-	u32 fillers = 0;
+	u64 ns[COST_ROUNDS], ps[COST_ROUNDS], evicted[COST_ROUNDS];
+	u64 entries[COST_ROUNDS];
+	u32 fillers = 0, lru = 0;
 	struct rnd_state rnd;
 	unsigned int r;
 
@@ -195,25 +254,141 @@ static void ttm_evict_cost(struct kunit *test)
 #endif
 	/* The same layouts for every mode: one seed per case */
 	prandom_seed_state(&rnd, 0x7672616dULL + c->vram + c->pages);
-	for (r = 0; r < COST_ROUNDS; r++)
-		ns[r] = cost_round(test, c, &rnd, &evicted[r], &fillers);
+	for (r = 0; r < COST_ROUNDS; r++) {
+		ns[r] = cost_round(test, c, &rnd, &evicted[r], &fillers, &lru);
+		entries[r] = lru;
+		ps[r] = lru ? div_u64(ns[r] * 1000, lru) : 0;
+	}
 
 	/* A window never evicts what no window can use */
 	if (c->pinned && c->window >= fillers)
 		for (r = 0; r < COST_ROUNDS; r++)
 			KUNIT_EXPECT_EQ(test, evicted[r], 0);
 	sort(ns, COST_ROUNDS, sizeof(ns[0]), cmp_u64, NULL);
+	sort(ps, COST_ROUNDS, sizeof(ps[0]), cmp_u64, NULL);
 	sort(evicted, COST_ROUNDS, sizeof(evicted[0]), cmp_u64, NULL);
+	sort(entries, COST_ROUNDS, sizeof(entries[0]), cmp_u64, NULL);
 	kunit_info(test,
-		   "evict-cost case=%s vram=%u window=%u fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu\n",
+		   "evict-cost case=%s vram=%u window=%u fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
 		   c->name, c->vram, c->window, fillers,
 		   evicted[COST_ROUNDS / 2], ns[0], ns[COST_ROUNDS / 2],
-		   ns[COST_ROUNDS - 1]);
+		   ns[COST_ROUNDS - 1], entries[COST_ROUNDS / 2],
+		   ps[COST_ROUNDS / 2]);
 }
+
+#ifdef TTM_EVICT_COST_LRU_CURSOR
+/* The layouts of the validate cases of the same name, VRAM and BO size */
+static const struct ttm_evict_cost_case ttm_evict_cost_a1_cases[] = {
+	{ "fit-256",	 8192, 15, 256, false, 0, 0 },
+	{ "nofit-64",	 8192, 8,  64,  true,  0, 0 },
+	{ "nofit-64",	 32768, 8, 64,  true,  0, 0 },
+};
+
+static void ttm_evict_cost_a1_desc(const struct ttm_evict_cost_case *t,
+				   char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u lru cursor",
+		 t->name, t->vram);
+}
+
+KUNIT_ARRAY_PARAM(ttm_evict_cost_a1, ttm_evict_cost_a1_cases,
+		  ttm_evict_cost_a1_desc);
+
+/* What a driver reads to compute a window: each LRU entry's span */
+struct cost_span {
+	u64 start;
+	u64 size;
+};
+
+/*
+ * Each step of the cursor takes lru_lock, trylocks and references the next
+ * BO and drops lru_lock; the body runs with the BO reserved and no TTM
+ * lock held; the next step unlocks and puts it.  Returns ns, or 0 with
+ * *err set when the cursor ended on an error.
+ */
+static u64 cost_a1_walk(struct ttm_resource_manager *man,
+			struct cost_span *spans, u32 max, u32 *entries,
+			int *err)
+{
+	struct ttm_operation_ctx ctx = { };
+	struct ttm_lru_walk_arg arg = {
+		.ctx = &ctx,
+		.ticket = NULL,
+		.trylock_only = true,
+	};
+	struct ttm_bo_lru_cursor curs;
+	struct ttm_buffer_object *bo;
+	u64 t0, ns;
+	u32 n = 0;
+
+	t0 = ktime_get_ns();
+	ttm_bo_lru_for_each_reserved_guarded(&curs, man, &arg, bo) {
+		if (n < max) {
+			spans[n].start = bo->resource->start;
+			spans[n].size = bo->resource->size;
+		}
+		n++;
+	}
+	ns = ktime_get_ns() - t0;
+	*entries = n;
+	*err = IS_ERR(bo) ? PTR_ERR(bo) : 0;
+	return *err ? 0 : ns;
+}
+
+static void ttm_evict_cost_a1(struct kunit *test)
+{
+	const struct ttm_evict_cost_case *c = test->param_value;
+	struct ttm_test_devices *priv = test->priv;
+	u64 ns[COST_ROUNDS], ps[COST_ROUNDS], entries[COST_ROUNDS];
+	struct ttm_resource_manager *man;
+	struct cost_span *spans;
+	struct cost_layout l;
+	struct rnd_state rnd;
+	unsigned int r;
+	u32 fillers = 0;
+
+	spans = kvcalloc(c->vram, sizeof(*spans), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, spans);
+	prandom_seed_state(&rnd, 0x7672616dULL + c->vram + c->pages);
+	for (r = 0; r < COST_ROUNDS; r++) {
+		u64 bytes = 0;
+		u32 n, i;
+		int err;
+
+		cost_layout_init(test, c, &rnd, &l);
+		man = ttm_manager_type(priv->ttm_dev, TTM_PL_VRAM);
+		ns[r] = cost_a1_walk(man, spans, c->vram, &n, &err);
+		KUNIT_EXPECT_EQ(test, err, 0);
+		/* Every unpinned filler seen once, each with its span */
+		KUNIT_EXPECT_EQ(test, n, l.lru);
+		for (i = 0; i < min(n, c->vram); i++)
+			bytes += spans[i].size;
+		KUNIT_EXPECT_EQ(test, bytes, l.lru_pages * PAGE_SIZE);
+		entries[r] = n;
+		ps[r] = n ? div_u64(ns[r] * 1000, n) : 0;
+		fillers = l.n;
+		cost_layout_fini(test, &l);
+	}
+	kvfree(spans);
+
+	sort(ns, COST_ROUNDS, sizeof(ns[0]), cmp_u64, NULL);
+	sort(ps, COST_ROUNDS, sizeof(ps[0]), cmp_u64, NULL);
+	sort(entries, COST_ROUNDS, sizeof(entries[0]), cmp_u64, NULL);
+	kunit_info(test,
+		   "evict-cost-a1 case=%s vram=%u fillers=%u entries=%llu ns_min=%llu ns_median=%llu ns_max=%llu ps_per_entry=%llu\n",
+		   c->name, c->vram, fillers, entries[COST_ROUNDS / 2],
+		   ns[0], ns[COST_ROUNDS / 2], ns[COST_ROUNDS - 1],
+		   ps[COST_ROUNDS / 2]);
+}
+#endif
 
 static struct kunit_case ttm_evict_cost_test_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(ttm_evict_cost, ttm_evict_cost_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
+#ifdef TTM_EVICT_COST_LRU_CURSOR
+	KUNIT_CASE_PARAM_ATTR(ttm_evict_cost_a1, ttm_evict_cost_a1_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+#endif
 	{}
 };
 
@@ -228,4 +403,3 @@ kunit_test_suites(&ttm_evict_cost_test_suite);
 
 MODULE_DESCRIPTION("vramlab lab: the time of one failed VRAM allocation");
 MODULE_LICENSE("GPL and additional rights");
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
