@@ -30,8 +30,8 @@
 #                                 (7.2+fix and 7.2); the header is checked against the model
 #   make -C kernel export-7.2-lab ../patches/linux-7.2-lab/ from branch lab
 #   make -C kernel evict-cost-7.2 lab, not in `make test`: lab/ttm_evict_cost_test.c on the
-#                                 base (EVICT_COST72_BASE) and window eviction's design B2
-#                                 (EVICT_COST72_SERIES), UML and x86_64 under qemu: a failed
+#                                 series before window eviction (EVICT_COST72_BASE) and with
+#                                 it (EVICT_COST72_SERIES), UML and x86_64 under qemu: a failed
 #                                 allocation's time, the scan's and the A1 LRU cursor's
 
 # The one place the 7.2 base is pinned: sid's package and version at the time of writing
@@ -388,14 +388,15 @@ bisect-7.2:
 # ---- evict-cost-7.2: lab, in no other target and not in `make test` ----
 # lab/evict-cost.sh on 7.2: lab/ttm_evict_cost_test.c in two worktrees of the 7.2 tree,
 # $(VRAMLAB_CACHE)/linux-7.2-cost-{base,series}: the base (built with
-# -DTTM_EVICT_COST_NO_WINDOW) and design B2 of window eviction (the range manager's
-# eviction_window callback).  The series is run only if its branch exists and has
+# -DTTM_EVICT_COST_NO_WINDOW: the series up to the drm_mm scan test) and the series' window
+# eviction (design B1c; EVICT_COST72_SERIES=REV for another, e.g. the design-B2 branch
+# docs/window-eviction.md measured).  The series is run only if its rev exists and has
 # ttm_range_man_set_evict_window(); else the base alone, which says so.  Each under UML and
 # as x86_64 under qemu (TCG; KVM with VRAMLAB_KVM=1); build directories, logs and the JSON
-# in $(BUILD72)/evict-cost/.  Prints every case and the lock-hold table: TTM's walk, the B2
-# scan and the A1 LRU cursor walk per walk and per LRU entry.
-EVICT_COST72_BASE   ?= vramlab-72-2-drm-misc
-EVICT_COST72_SERIES ?= window-b2
+# in $(BUILD72)/evict-cost/.  Prints every case and the lock-hold table: TTM's walk, the
+# series' scan and the A1 LRU cursor walk per walk and per LRU entry.
+EVICT_COST72_BASE   ?= vramlab-72-2-drm-misc~2
+EVICT_COST72_SERIES ?= vramlab-72-2-drm-misc
 .PHONY: evict-cost-7.2
 evict-cost-7.2: deps
 	@$(GIT72) rev-parse -q --verify refs/tags/$(BASE_TAG) >/dev/null 2>&1 || \
