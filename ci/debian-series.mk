@@ -7,7 +7,8 @@
 # MESON_OPTS, JOBS, and a `deps` target.
 #
 # Optional: FIXES_DIR, FIXES_TAG and FIXES_SUBJECT_PREFIX, a series of standalone fixes (its own cover letter,
-# $(HERE)/cover-letter-fixes.txt) applied first and tagged FIXES_TAG; PATCHDIR follows on top.
+# COVER_FIXES) applied first and tagged FIXES_TAG; PATCHDIR follows on top.  COVER (default
+# $(HERE)/cover-letter.txt) is the series' cover text; MESON and NINJA default to Debian's.
 #
 # `export` writes the series without a Signed-off-by (docs/series.md, "Who signs off"); with
 # SUBMITTER='Name <address>' and ASSISTED_BY='AGENT:MODEL [TOOL...]' (or none) it also writes
@@ -26,6 +27,10 @@ SERIES = shopt -s nullglob; f=( $(if $(FIXES_DIR),$(FIXES_DIR)/0*.patch) ); \
 .PHONY: tree unpack export build
 
 MAILDIR ?= $(VRAMLAB_CACHE)/mail
+COVER ?= $(HERE)/cover-letter.txt
+COVER_FIXES ?= $(HERE)/cover-letter-fixes.txt
+MESON ?= meson
+NINJA ?= ninja
 
 tree: deps
 	@mkdir -p $(VRAMLAB_CACHE)
@@ -75,10 +80,10 @@ export:
 		{ echo "no tag $(FIXES_TAG): tag the last fix"; exit 1; }; \
 	$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
 		--subject-prefix="$(FIXES_SUBJECT_PREFIX)" -o $(FIXES_DIR) $(BASE_TAG)..$(FIXES_TAG); \
-	$(ROOT)/mesa/cover-letter.sh $(FIXES_DIR)/0000-cover-letter.patch $(HERE)/cover-letter-fixes.txt)
+	$(ROOT)/mesa/cover-letter.sh $(FIXES_DIR)/0000-cover-letter.patch $(COVER_FIXES))
 	@$(GIT) format-patch -q --no-signature --cover-letter --zero-commit \
 		--subject-prefix="$(SUBJECT_PREFIX)" -o $(PATCHDIR) $(or $(FIXES_TAG),$(BASE_TAG))..HEAD
-	@$(ROOT)/mesa/cover-letter.sh $(PATCHDIR)/0000-cover-letter.patch $(HERE)/cover-letter.txt
+	@$(ROOT)/mesa/cover-letter.sh $(PATCHDIR)/0000-cover-letter.patch $(COVER)
 	@$(SERIES); cat /dev/null $${f[@]} $${p[@]} | sha256sum | cut -d' ' -f1 > $(SRC)/.git/vramlab-series
 	@ls $(FIXES_DIR) $(PATCHDIR)
 	@$(ROOT)/ci/sign-off.py --unsigned $(FIXES_DIR) $(PATCHDIR)
@@ -88,8 +93,8 @@ export:
 build:
 	@test -d $(SRC)/.git || { echo "no tree; run make tree"; exit 1; }
 	@if [ ! -f $(BUILD)/build.ninja ]; then \
-		meson setup $(BUILD) $(SRC) --prefix=$(PREFIX) --libdir=lib $(MESON_OPTS); \
+		$(MESON) setup $(BUILD) $(SRC) --prefix=$(PREFIX) --libdir=lib $(MESON_OPTS); \
 	fi
-	@t0=$$(date +%s); ninja -C $(BUILD) -j$(JOBS); \
-	meson install -C $(BUILD) --quiet --no-rebuild >/dev/null; \
+	@t0=$$(date +%s); $(NINJA) -C $(BUILD) -j$(JOBS); \
+	$(MESON) install -C $(BUILD) --quiet --no-rebuild >/dev/null; \
 	echo "build: $$(( $$(date +%s) - t0 )) s, installed into $(PREFIX)"

@@ -43,7 +43,7 @@ csv=$out/sweep.csv
 safe_write_begin csv_tmp "$csv"
 echo "program,kernel,vram_mib,cs,evictions,bytes_out_of_vram,equal" >"$csv_tmp"
 
-prefix=${MESA_PREFIX:-$cache/mesa-prefix}
+prefix=${MESA_PREFIX:-$cache/mesa-25-prefix}
 glsmoke() {
 	env LD_PRELOAD="${VRADEON_SHIM:-$root/harness/build/vradeon/libvradeon_drm_shim.so}" \
 		MESA_LOADER_DRIVER_OVERRIDE=r600 RADEON_GPU_ID=BARTS LD_LIBRARY_PATH="$prefix/lib" \

@@ -8,7 +8,7 @@
 #
 # usage: openarena.sh [options] [PREFIX] [-- GAME_ARGS...]
 #   PREFIX             Mesa install prefix (default $MESA_PREFIX, else
-#                      ${VRAMLAB_CACHE:-$HOME/.cache/vramlab}/mesa-prefix)
+#                      ${VRAMLAB_CACHE:-$HOME/.cache/vramlab}/mesa-25-prefix, Mesa 25)
 #   --short [N]        the first N demo messages only, about a frame each
 #                      (default 300: 300 frames, 2-5 s in all); for `make test`
 #   --full             the whole demo: 3398 frames, 7-10 s in all  [default]
@@ -49,7 +49,7 @@ set -euo pipefail
 
 me=openarena.sh
 cache=${VRAMLAB_CACHE:-$HOME/.cache/vramlab}
-prefix=${MESA_PREFIX:-$cache/mesa-prefix}
+prefix=${MESA_PREFIX:-$cache/mesa-25-prefix}
 mode=${OA_MODE:-full}
 frames=${OA_FRAMES:-300}
 log=${OA_LOG:-}
@@ -99,7 +99,10 @@ if ! [[ $frames =~ ^[1-9][0-9]*$ ]]; then echo "$me: frame count must be a posit
 prefix=$(cd "$prefix" && pwd)
 shim=${OA_SHIM:-$prefix/lib/libradeon_noop_drm_shim.so}
 vendor=$prefix/share/glvnd/egl_vendor.d/50_mesa.json
-for f in "$shim" "$vendor" "$prefix/lib/dri/r600_dri.so"; do
+# The driver: r600_dri.so up to Mesa 24, libgallium-VERSION.so (linked by libEGL_mesa) since 25
+driver=$prefix/lib/dri/r600_dri.so
+[ -e "$driver" ] || driver=$(ls "$prefix"/lib/libgallium-*.so 2>/dev/null | sed -n 1p)
+for f in "$shim" "$vendor" "${driver:-$prefix/lib/libgallium-VERSION.so}"; do
 	[ -e "$f" ] || die "$f missing: is $prefix a Mesa prefix built with r600 and -Dtools=drm-shim?"
 done
 

@@ -10,10 +10,12 @@ die() { echo "$me: $*" >&2; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cache=${VRAMLAB_CACHE:-$HOME/.cache/vramlab}
-prefix=${MESA_PREFIX:-$cache/mesa-prefix}
+prefix=${MESA_PREFIX:-$cache/mesa-25-prefix}
 shim=${VRADEON_SHIM:-$root/harness/build/vradeon/libvradeon_drm_shim.so}
 [ -e "$shim" ] || die "no shim at $shim (make -C vradeon build)"
-[ -e "$prefix/lib/dri/r600_dri.so" ] || die "no r600 Mesa in $prefix (make -C mesa build)"
+# r600_dri.so up to Mesa 24, libgallium-VERSION.so since 25
+[ -e "$prefix/lib/dri/r600_dri.so" ] || ls "$prefix"/lib/libgallium-*.so >/dev/null 2>&1 ||
+	die "no r600 Mesa in $prefix (make -C mesa build)"
 
 # Debian packages, installed only when missing (the project's one installer).
 need() { "$root/ci/apt-need.sh" "$@" >&2 || die "could not install $*"; }
