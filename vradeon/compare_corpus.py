@@ -49,15 +49,23 @@ def run_json(cmd):
             return json.load(f)
 
 
+def stats(vramlab, path):
+    r = subprocess.run([vramlab, "trace", "stats", "--json", path], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        die(f"{vramlab} trace stats {path}: {r.stderr.strip()}")
+    return json.loads(r.stdout)["traces"][0]
+
+
 def figures(vramlab, path, vram):
-    st = run_json([vramlab, "trace", "stats", path])["traces"][0]
+    st = stats(vramlab, path)
     sim = run_json([vramlab, "sim", "--model", "kernel", "--quiet", "--threads", "1",
                     "--policies", ",".join(POLICIES), "--vram", str(vram), path])
     fig = {k: st[k] for k in ("buffers", "cs", "cpu_ops", "frames", "reads", "writes")}
     fig["file_bytes"] = os.path.getsize(path)
     frames = max(st["frames"], 1)
     for r in sim["results"]:
-        p = r["policy"] if r.get("kernel", "6.12") == "6.12" else f"{r['kernel']}:{r['policy']}"
+        p = r["policy"]
         fig["allocated_mib"] = r["mem"]["system"]["bytes_out"] / 2**20
         fig[p] = {
             "evictions": r["evictions"],

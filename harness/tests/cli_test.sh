@@ -224,7 +224,7 @@ expect_fail "no vram_bytes" "edge-cases.vrl: no vram_bytes in the header" "$bin"
 # recompute its scores (the fences are creates and relocations there, reclaims and the driver's
 # high-priority surfaces are not), so it checks what that view can be checked for. Before, every
 # live trace failed with 3-35% "mismatches" (weston: its 612 fences, one a CS, neutral).
-"$bin" trace scores --json "$work/kv.json" "$traces/live/weston-barts-8mib.vrl" >"$work/kv.out" 2>&1 &&
+"$bin" trace scores --json "$work/kv.json" "$traces/live/22.3/weston-barts-8mib.vrl" >"$work/kv.out" 2>&1 &&
 	grep -q "a kernel-view trace (source=vradeon (the kernel's view))" "$work/kv.out" &&
 	grep -q "in the 612 CS records with a score chunk: the fence (the last relocation) neutral (612), a repeated buffer .* (0), every other score neutral or at most 4290672384, the network's cap (11053)$" "$work/kv.out" &&
 	grep -q "^not checked: the value of each score" "$work/kv.out" &&
