@@ -11,14 +11,18 @@
 # usage: patch_builds.sh SRC_GIT BASE_REF WORK_DIR JOBS "MESON_OPTS" POINT...
 #   SRC_GIT     the Mesa tree with the series applied (branch checked out)
 #   BASE_REF    the pristine base; POINT n is the n-th commit after it
-#   POINT       1-14 are the fixes (label fixNN), 15 and up the features
-#               (label featN, N = POINT - 14)
+#   POINT       1-NFIXES are the fixes (label fixNN), then the features
+#               (label featN, N = POINT - NFIXES)
+# Environment: NFIXES (default 14, 22.3's; 13 on 25.0), MESON and NINJA (commands,
+# possibly prefixed with VAR=value, as ../version.mk sets them; default meson, ninja).
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../../ci/safe-write.sh" # WORK_DIR/points, written whole
 [ $# -ge 6 ] || { sed -n 's/^# usage: //p' "$0" >&2; exit 2; }
 src=$1 base=$2 work=$3 jobs=$4 opts=$5
 shift 5
 INNER=/opt/vramlab-ab
+nfixes=${NFIXES:-14}
+meson=${MESON:-meson} ninja=${NINJA:-ninja}
 tree=$work/src build=$work/build
 mkdir -p "$work"
 mapfile -t commits < <(git -C "$src" rev-list --reverse "$base..HEAD")
@@ -35,19 +39,19 @@ for p in "$@"; do
 	[[ $p =~ ^[1-9][0-9]*$ ]] && [ "$p" -le ${#commits[@]} ] ||
 		{ echo "patch_builds.sh: no patch $p (the series has ${#commits[@]})" >&2; exit 2; }
 	c=${commits[$((p - 1))]}
-	if [ "$p" -le 14 ]; then label=$(printf 'fix%02d' "$p"); else label=feat$((p - 14)); fi
+	if [ "$p" -le "$nfixes" ]; then label=$(printf 'fix%02d' "$p"); else label=feat$((p - nfixes)); fi
 	git -C "$tree" checkout -q --detach "$c"
 	if [ ! -f "$build/build.ninja" ]; then
 		# shellcheck disable=SC2086
-		meson setup "$build" "$tree" $opts --prefix="$INNER" --libdir=lib -Dbuild-tests=false >"$work/setup.log" ||
+		env $meson setup "$build" "$tree" $opts --prefix="$INNER" --libdir=lib -Dbuild-tests=false >"$work/setup.log" ||
 			{ tail -20 "$work/setup.log" >&2; exit 1; }
 	fi
 	start=$(date +%s)
 	echo "patch_builds: $label ($(git -C "$tree" log -1 --format=%s))" >&2
-	ninja -C "$build" -j"$jobs" >"$work/build-$label.log" 2>&1 ||
+	env $ninja -C "$build" -j"$jobs" >"$work/build-$label.log" 2>&1 ||
 		{ tail -20 "$work/build-$label.log" >&2; exit 1; }
 	rm -rf "$work/prefix/$label"
-	DESTDIR="$work/prefix/$label" meson install -C "$build" --no-rebuild --quiet >/dev/null
+	DESTDIR="$work/prefix/$label" env $meson install -C "$build" --no-rebuild --quiet >/dev/null
 	echo "patch_builds: $label built in $(( $(date +%s) - start )) s" >&2
 	echo "$label=$work/prefix/$label$INNER" >>"$points_new"
 done
