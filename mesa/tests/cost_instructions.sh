@@ -39,7 +39,7 @@ for r in $(seq 1 "$runs"); do
 		env -u RADEON_BO_SCORE -u RADEON_BO_TRACE -u RADEON_BO_TRACE_TEXT \
 			LD_PRELOAD="$shim" MESA_LOADER_DRIVER_OVERRIDE=r600 \
 			__EGL_VENDOR_LIBRARY_FILENAMES="$p/share/glvnd/egl_vendor.d/50_mesa.json" \
-			LD_LIBRARY_PATH="$p/lib" LIBGL_DRIVERS_PATH="$p/lib/dri" \
+			LD_LIBRARY_PATH="$p/lib" LIBGL_DRIVERS_PATH="$p/lib/dri" GBM_BACKENDS_PATH="$p/lib/gbm" \
 			RADEON_GPU_ID=BARTS RADEON_SHIM_BO_SCORES=1 RADEON_THREAD=false \
 			valgrind --tool=callgrind --callgrind-out-file="$f" \
 			"$glsmoke" --gbm --frames "$frames" >"$out/$label.log" 2>&1 ||

@@ -183,8 +183,9 @@ EOF
 fi
 
 # --- the run ------------------------------------------------------------------
-# LIBGL_DRIVERS_PATH: libEGL_mesa otherwise loads r600_dri.so from the path
-# compiled into it (the prefix it was built for, not necessarily this one).
+# LIBGL_DRIVERS_PATH, GBM_BACKENDS_PATH: libEGL_mesa and libgbm otherwise load r600_dri.so
+# (up to Mesa 24) and dri_gbm.so (25) from the paths compiled into them (the prefix they were
+# built for, not necessarily this one).
 run_env=(
 	HOME="$home"
 	SDL_VIDEODRIVER=offscreen
@@ -192,6 +193,7 @@ run_env=(
 	LD_PRELOAD="$shim${LD_PRELOAD:+:$LD_PRELOAD}"
 	LD_LIBRARY_PATH="$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 	LIBGL_DRIVERS_PATH="$prefix/lib/dri"
+	GBM_BACKENDS_PATH="$prefix/lib/gbm"
 	MESA_LOADER_DRIVER_OVERRIDE=r600
 	__EGL_VENDOR_LIBRARY_FILENAMES="$vendor"
 	RADEON_GPU_ID="${RADEON_GPU_ID:-BARTS}"

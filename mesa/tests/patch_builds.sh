@@ -13,7 +13,7 @@
 #   BASE_REF    the pristine base; POINT n is the n-th commit after it
 #   POINT       1-NFIXES are the fixes (label fixNN), then the features
 #               (label featN, N = POINT - NFIXES)
-# Environment: NFIXES (default 14, 22.3's; 13 on 25.0), MESON and NINJA (commands,
+# Environment: NFIXES (default 14, 22.3's; 13 on 25.0), PB_MESON and PB_NINJA (commands,
 # possibly prefixed with VAR=value, as ../version.mk sets them; default meson, ninja).
 set -euo pipefail
 . "$(dirname "$(readlink -f "$0")")/../../ci/safe-write.sh" # WORK_DIR/points, written whole
@@ -22,7 +22,8 @@ src=$1 base=$2 work=$3 jobs=$4 opts=$5
 shift 5
 INNER=/opt/vramlab-ab
 nfixes=${NFIXES:-14}
-meson=${MESON:-meson} ninja=${NINJA:-ninja}
+# (not MESON or NINJA: meson reads $NINJA itself to find ninja)
+meson=${PB_MESON:-meson} ninja=${PB_NINJA:-ninja}
 tree=$work/src build=$work/build
 mkdir -p "$work"
 mapfile -t commits < <(git -C "$src" rev-list --reverse "$base..HEAD")

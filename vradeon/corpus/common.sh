@@ -24,11 +24,13 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/vradeon-$me.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir -m 700 "$work/run"
 
-# LIBGL_DRIVERS_PATH: libEGL_mesa would otherwise load r600_dri.so from the prefix it was
+# LIBGL_DRIVERS_PATH, GBM_BACKENDS_PATH: libEGL_mesa and libgbm would otherwise load their
+# driver (r600_dri.so up to Mesa 24, dri_gbm.so since 25) from the prefix they were
 # built for. SDL's offscreen driver is an EGL pbuffer on the device platform.
 run_env=(
 	HOME="$work" XDG_RUNTIME_DIR="$work/run" LANG=C.UTF-8
 	LD_PRELOAD="$shim" LD_LIBRARY_PATH="$prefix/lib" LIBGL_DRIVERS_PATH="$prefix/lib/dri"
+	GBM_BACKENDS_PATH="$prefix/lib/gbm"
 	MESA_LOADER_DRIVER_OVERRIDE=r600 RADEON_GPU_ID="${RADEON_GPU_ID:-BARTS}"
 	__EGL_VENDOR_LIBRARY_FILENAMES="$prefix/share/glvnd/egl_vendor.d/50_mesa.json"
 	SDL_VIDEODRIVER=offscreen SDL_AUDIODRIVER=dummy
