@@ -22,8 +22,6 @@ cache=$1 src=$2 version=$3 range=$4
 here=$(cd "$(dirname "$0")" && pwd)
 fetch=$here/../ci/apt-private.sh
 label=libdrm-$version
-git_id=(-c user.name="$(git config --global user.name || echo vramlab)"
-	-c user.email="$(git config --global user.email || echo vramlab@localhost)")
 
 # The same --types as mesa/fetch-25.sh on this state, or each would fetch the lists again
 dsc=$("$fetch" --types deb-src --source --range "$range" --label "$label" \
@@ -31,21 +29,6 @@ dsc=$("$fetch" --types deb-src --source --range "$range" --label "$label" \
 	echo "$label: no libdrm $version source could be had (neither served nor cached)" >&2; exit 2; }
 
 pkg=$(basename "$dsc" .dsc)
-if [ "$(cat "$src/.git/vramlab-package" 2>/dev/null)" != "$pkg" ] ||
-   ! git -C "$src" rev-parse -q --verify refs/tags/vramlab-base >/dev/null 2>&1; then
-	[ ! -d "$src" ] || echo "$label: NOTICE: replacing $src ($(cat "$src/.git/vramlab-package" 2>/dev/null || echo 'no package')) with $pkg" >&2
-	echo "$label: unpacking $pkg into $src" >&2
-	rm -rf "$src" "$src.tmp"
-	mkdir -p "$src.tmp"
-	dpkg-source -q -x "$dsc" "$src.tmp/src" >"$src.tmp/dpkg-source.log" 2>&1 || {
-		cat "$src.tmp/dpkg-source.log" >&2; exit 1; }
-	mv "$src.tmp/src" "$src"
-	rm -rf "$src.tmp" "$src/.pc"
-	git -C "$src" init -q -b master
-	git -C "$src" "${git_id[@]}" add -A -f
-	git -C "$src" "${git_id[@]}" commit -q -m "libdrm ${pkg#*_} (Debian 13 source, pristine)"
-	git -C "$src" tag vramlab-base
-	echo "$pkg" >"$src/.git/vramlab-package"
-fi
+"$here/../ci/unpack-dsc.sh" "$label" "$dsc" "$src" libdrm
 echo "$label: $src at vramlab-base = $pkg (pinned: libdrm $version)" >&2
 echo "$src"

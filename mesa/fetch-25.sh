@@ -22,8 +22,6 @@ cache=$1 mesa_version=$2 mesa_range=$3 meson_version=$4 meson_min=$5
 here=$(cd "$(dirname "$0")" && pwd)
 fetch=$here/../ci/apt-private.sh
 src=$cache/mesa-25 mesondir=$cache/meson-bpo
-git_id=(-c user.name="$(git config --global user.name || echo vramlab)"
-	-c user.email="$(git config --global user.email || echo vramlab@localhost)")
 
 dsc=$("$fetch" --types deb-src --source --range "$mesa_range" --label mesa-25 \
 	"$cache/apt-trixie" trixie mesa "$mesa_version" | tail -1) || {
@@ -34,22 +32,7 @@ deb=$("$fetch" --range "$meson_min" --label meson \
 
 # Mesa: unpack and commit once per source package
 pkg=$(basename "$dsc" .dsc)
-if [ "$(cat "$src/.git/vramlab-package" 2>/dev/null)" != "$pkg" ] ||
-   ! git -C "$src" rev-parse -q --verify refs/tags/vramlab-base >/dev/null 2>&1; then
-	[ ! -d "$src" ] || echo "mesa-25: NOTICE: replacing $src ($(cat "$src/.git/vramlab-package" 2>/dev/null || echo 'no package')) with $pkg" >&2
-	echo "mesa-25: unpacking $pkg into $src" >&2
-	rm -rf "$src" "$src.tmp"
-	mkdir -p "$src.tmp"
-	dpkg-source -q -x "$dsc" "$src.tmp/src" >"$src.tmp/dpkg-source.log" 2>&1 || {
-		cat "$src.tmp/dpkg-source.log" >&2; exit 1; }
-	mv "$src.tmp/src" "$src"
-	rm -rf "$src.tmp" "$src/.pc"
-	git -C "$src" init -q -b master
-	git -C "$src" "${git_id[@]}" add -A -f
-	git -C "$src" "${git_id[@]}" commit -q -m "mesa ${pkg#*_} (Debian 13 source, pristine)"
-	git -C "$src" tag vramlab-base
-	echo "$pkg" >"$src/.git/vramlab-package"
-fi
+"$here/../ci/unpack-dsc.sh" mesa-25 "$dsc" "$src" mesa
 echo "mesa-25: $src at vramlab-base = $pkg (pinned: Mesa $mesa_version)" >&2
 
 # meson: unpack once per package; a wrapper finds its modules
