@@ -197,13 +197,13 @@ TEST(Ensemble, FactorListsRefuseZeroNegativeAndJunk)
 
 TEST(Ensemble, ANetworksScoresAreTheOnesMesaSentButForItsSpecialBuffers)
 {
-	// glsmoke's live trace carries the scores Mesa computed with handset-calibrated.txt at
-	// 6 MiB. Recomputed from the kernel's view alone (what decide --weights and the trainer
-	// do) they are the same, except where Mesa sent a value the kernel's view cannot tell
-	// from the statistics: neutral for the buffers it does not score (imports) and the cap.
-	// Those are counted, and must be the only differences.
+	// glsmoke's live trace carries the scores Mesa 25 computed with its compiled-in weights
+	// (trained-kernel.txt) at 6 MiB. Recomputed from the kernel's view alone (what decide
+	// --weights and the trainer do) they are the same, except where Mesa sent a value the
+	// kernel's view cannot tell from the statistics: neutral for the buffers it does not score
+	// (imports) and the cap. Those are counted, and must be the only differences.
 	const KernelTrace live = load_kernel_trace(test::repo_trace("live/glsmoke-barts-6mib.vrl"));
-	const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/handset-calibrated.txt");
+	const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/trained-kernel.txt");
 	const KernelTrace s = scored_trace(prepare_train_trace(live, 6ull << 20), m, 6);
 	ASSERT_EQ(s.relocs.size(), live.relocs.size());
 	size_t same = 0, special = 0, scored = 0;

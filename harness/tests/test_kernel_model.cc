@@ -158,13 +158,16 @@ TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
 			const KernelResult a = simulate_kernel(t, c);
 			c.stock = Stock::V6_14_Fixed;
 			EXPECT_EQ(differ(a, simulate_kernel(t, c)), "") << p << " at " << mib << " MiB";
+			// only a run under pressure (one that evicts) can tell the two kernels apart
+			if (a.evictions() == 0)
+				continue;
 			c.stock = Stock::V6_14;
 			differ_614 += differ(a, simulate_kernel(t, c)) != "";
 			runs++;
 		}
 	}
 	// and the test can tell: without the fix most runs under pressure differ
-	EXPECT_GT(differ_614, runs / 2);
+	EXPECT_GT(differ_614, runs / 2) << differ_614 << " of " << runs << " runs under pressure";
 }
 
 TEST(KernelModel, ABufferLargerThanVramEvictsEverythingOnStockAndNothingWithTheSeries)
