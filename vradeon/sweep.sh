@@ -28,7 +28,7 @@ usage() { echo "usage: sweep.sh [-o DIR] NAME:LO-HI...   ($*)" >&2; exit 2; }
 [ "${1:-}" = -o ] && { [ $# -ge 2 ] || usage "-o needs a directory"; out=$2; shift 2; }
 [ $# -ge 1 ] || usage "no program given"
 for spec in "$@"; do
-	[[ $spec =~ ^([a-z0-9_]+):([0-9]+)-([0-9]+)$ ]] || usage "'$spec' is not NAME:LO-HI"
+	[[ $spec =~ ^([a-z0-9_-]+):([0-9]+)-([0-9]+)$ ]] || usage "'$spec' is not NAME:LO-HI"
 	name=${BASH_REMATCH[1]}; lo=${BASH_REMATCH[2]}; hi=${BASH_REMATCH[3]}
 	[ "$name" = glsmoke ] || [ -x "$here/corpus/$name.sh" ] || usage "no corpus/$name.sh"
 	((lo >= 1 && hi <= 4096 && lo <= hi)) || usage "'$spec': sizes must be 1 <= LO <= HI <= 4096"
@@ -53,7 +53,8 @@ glsmoke() {
 
 runs=0 bad=0 t0=$(date +%s)
 for spec in "$@"; do
-	IFS=:- read -r name lo hi <<<"$spec"
+	[[ $spec =~ ^([a-z0-9_-]+):([0-9]+)-([0-9]+)$ ]]
+	name=${BASH_REMATCH[1]}; lo=${BASH_REMATCH[2]}; hi=${BASH_REMATCH[3]}
 	for k in $kernels; do
 		end=0; [ "$k" = 6.14 ] && end=1; [ "$k" = 6.14+fix ] && end=2
 		for ((v = lo; v <= hi; v++)); do
