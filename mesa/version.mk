@@ -30,12 +30,34 @@ MESA_PATCHES  := mesa-25.0
 MESON_ENV     := PYTHONPATH=$(VRAMLAB_CACHE)/meson-bpo/root/usr/lib/python3/dist-packages
 MESON         := $(MESON_ENV) $(VRAMLAB_CACHE)/meson-bpo/bin/meson
 NINJA         := $(MESON_ENV) ninja
+# What else differs (mesa/Makefile, vradeon/Makefile): the feature series' version, meson's
+# spelling of the glvnd option, the shim fixes the piglit baseline needs (device id, GEM_MMAP,
+# GEM_BUSY), the patches patch-cost builds (fix 3 the baseline; fixes 4-7, 9 and 13 and
+# feature 1 change only the shim, features 5-6 only tests and docs), fix 13's shim test, the
+# libraries Mesa's drm-shim links (libmesa_format folded into libmesa_util, blake3 added), the
+# virtual radeon's directory in the cache and the build
+MESA_SERIES_VERSION := v4
+MESA_GLVND    := enabled
+MESA_BASE_NPATCHES := 3
+MESA_PATCH_COST_POINTS := 3 8 10 11 12 15 16 17
+MESA_SHIM_TESTS_EXTRA := prime-cap
+MESA_SHIM_LIBS := src/util/blake3/libblake3.a
+VRADEON_DIR   := vradeon
 else ifeq ($(MESA),22.3)
 MESA_VERSION  := 22.3.6
 MESA_TREE     := mesa
 MESA_PATCHES  := mesa-22.3
 MESON         := meson
 NINJA         := ninja
+MESA_SERIES_VERSION := v3
+MESA_GLVND    := true
+# fix 4 the baseline (the r600-only shim build, its sysfs files, GEM_MMAP, GEM_BUSY); fixes
+# 5-8 and 10 and feature 1 change only the shim
+MESA_BASE_NPATCHES := 4
+MESA_PATCH_COST_POINTS := 4 9 11 12 13 14 16 17 18
+MESA_SHIM_TESTS_EXTRA :=
+MESA_SHIM_LIBS := src/util/format/libmesa_format.a
+VRADEON_DIR   := vradeon-22.3
 else
 $(error MESA=$(MESA): the project builds Mesa 25.0 (the default) or 22.3)
 endif
