@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# Live == replayed, swept: every program of corpus/ (or glsmoke) on the virtual radeon at every
+# Live == replayed, swept: every program of corpus/ on the virtual radeon at every
 # MiB of a range, with stock settings (bottom-up, LRU, Mesa's scoring off) on Linux 6.12's
 # submission path and on 6.14+'s, each run's kernel-view trace replayed by `vramlab sim
 # --model kernel` under the run's own configuration (compare_counters.py): every figure and
@@ -9,13 +9,12 @@
 # evicts nothing (no pressure there; nothing to check above it).
 #
 # usage: sweep.sh [-o DIR] NAME:LO-HI...     e.g. sweep.sh sdl:4-10 doom:6-24
-#   NAME      a script of corpus/ (doom, love, sdl, ...) or glsmoke (../mesa/tests/glsmoke.c,
-#             60 frames; built by `make -C vradeon build` into the cache)
+#   NAME      a script of corpus/ (glsmoke, doom, love, sdl, openarena-300, ...)
 #   LO-HI     the VRAM sizes in MiB, 1..4096
 #   -o DIR    logs, counters and traces (default ${VRAMLAB_CACHE:-~/.cache/vramlab}/vradeon/sweep)
 # Environment: SWEEP_KERNELS (default "6.12 6.14": VRADEON_LAB_CS_END 0 and 1), VRAMLAB,
-# VRADEON_SHIM, MESA_PREFIX. Writes DIR/sweep.csv (one line per run); prints a line per run
-# and a summary; exits 1 if any run differs or fails, 2 on bad usage.
+# VRADEON_SHIM, MESA_PREFIX, GLSMOKE (corpus/glsmoke.sh). Writes DIR/sweep.csv (one line per
+# run); prints a line per run and a summary; exits 1 if any run differs or fails, 2 on bad usage.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -27,10 +26,11 @@ usage() { echo "usage: sweep.sh [-o DIR] NAME:LO-HI...   ($*)" >&2; exit 2; }
 
 [ "${1:-}" = -o ] && { [ $# -ge 2 ] || usage "-o needs a directory"; out=$2; shift 2; }
 [ $# -ge 1 ] || usage "no program given"
+spec_re='^([a-z0-9_-]+):([0-9]+)-([0-9]+)$'
 for spec in "$@"; do
-	[[ $spec =~ ^([a-z0-9_-]+):([0-9]+)-([0-9]+)$ ]] || usage "'$spec' is not NAME:LO-HI"
+	[[ $spec =~ $spec_re ]] || usage "'$spec' is not NAME:LO-HI"
 	name=${BASH_REMATCH[1]}; lo=${BASH_REMATCH[2]}; hi=${BASH_REMATCH[3]}
-	[ "$name" = glsmoke ] || [ -x "$here/corpus/$name.sh" ] || usage "no corpus/$name.sh"
+	[ -x "$here/corpus/$name.sh" ] || usage "no corpus/$name.sh"
 	((lo >= 1 && hi <= 4096 && lo <= hi)) || usage "'$spec': sizes must be 1 <= LO <= HI <= 4096"
 done
 kernels=${SWEEP_KERNELS:-6.12 6.14}
@@ -43,25 +43,16 @@ csv=$out/sweep.csv
 safe_write_begin csv_tmp "$csv"
 echo "program,kernel,vram_mib,cs,evictions,bytes_out_of_vram,equal" >"$csv_tmp"
 
-prefix=${MESA_PREFIX:-$cache/mesa-25-prefix}
-glsmoke() {
-	env LD_PRELOAD="${VRADEON_SHIM:-$root/harness/build/vradeon/libvradeon_drm_shim.so}" \
-		MESA_LOADER_DRIVER_OVERRIDE=r600 RADEON_GPU_ID=BARTS LD_LIBRARY_PATH="$prefix/lib" \
-		__EGL_VENDOR_LIBRARY_FILENAMES="$prefix/share/glvnd/egl_vendor.d/50_mesa.json" \
-		"$cache/vradeon/glsmoke" --gbm --frames 60
-}
-
 runs=0 bad=0 t0=$(date +%s)
 for spec in "$@"; do
-	[[ $spec =~ ^([a-z0-9_-]+):([0-9]+)-([0-9]+)$ ]]
+	[[ $spec =~ $spec_re ]]
 	name=${BASH_REMATCH[1]}; lo=${BASH_REMATCH[2]}; hi=${BASH_REMATCH[3]}
 	for k in $kernels; do
 		end=0; [ "$k" = 6.14 ] && end=1; [ "$k" = 6.14+fix ] && end=2
 		for ((v = lo; v <= hi; v++)); do
 			b=$out/$name-$k-$v; rm -f "$b".*
-			if [ "$name" = glsmoke ]; then cmd=(glsmoke); else cmd=("$here/corpus/$name.sh"); fi
 			if ! VRADEON_VRAM_MB=$v VRADEON_LAB_CS_END=$end VRADEON_COUNTERS=$b.json \
-				VRADEON_TRACE=$b.kernel.vrl "${cmd[@]}" >"$b.log" 2>&1; then
+				VRADEON_TRACE=$b.kernel.vrl "$here/corpus/$name.sh" >"$b.log" 2>&1; then
 				echo "sweep: $name $k $v MiB: the program failed (log: $b.log)"
 				bad=$((bad + 1)); runs=$((runs + 1)); continue
 			fi
