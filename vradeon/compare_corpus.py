@@ -18,7 +18,9 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "harness", "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 POLICIES = ("lru", "6.14:lru")
 
@@ -40,27 +42,17 @@ def traces(d):
 
 
 def run_json(cmd):
-    with tempfile.NamedTemporaryFile(suffix=".json") as t:
-        r = subprocess.run(cmd + ["--json", t.name], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE, text=True)
-        if r.returncode != 0:
-            die(f"{' '.join(cmd)}: {r.stderr.strip()}")
-        with open(t.name) as f:
-            return json.load(f)
-
-
-def stats(vramlab, path):
-    r = subprocess.run([vramlab, "trace", "stats", "--json", path], stdout=subprocess.PIPE,
-                       stderr=subprocess.PIPE, text=True)
+    """The JSON a vramlab command prints on stdout."""
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        die(f"{vramlab} trace stats {path}: {r.stderr.strip()}")
-    return json.loads(r.stdout)["traces"][0]
+        die(f"{' '.join(cmd)}: {r.stderr.strip()}")
+    return json.loads(r.stdout)
 
 
 def figures(vramlab, path, vram):
-    st = stats(vramlab, path)
+    st = run_json([vramlab, "trace", "stats", "--json", path])["traces"][0]
     sim = run_json([vramlab, "sim", "--model", "kernel", "--quiet", "--threads", "1",
-                    "--policies", ",".join(POLICIES), "--vram", str(vram), path])
+                    "--policies", ",".join(POLICIES), "--vram", str(vram), "--json", "-", path])
     fig = {k: st[k] for k in ("buffers", "cs", "cpu_ops", "frames", "reads", "writes")}
     fig["file_bytes"] = os.path.getsize(path)
     frames = max(st["frames"], 1)
@@ -117,13 +109,13 @@ def main():
             "MiB out/frame 6.14-7.2 |\n|" + "---|" * 10)
     table = head + "\n" + "\n".join(rows) + "\n"
     print(table, end="")
-    if a.md:
-        with open(a.md, "x") as f:
-            f.write(table)
-    if a.json:
-        with open(a.json, "x") as f:
-            json.dump(out, f, indent=1, sort_keys=True)
-            f.write("\n")
+    try:
+        if a.md:
+            safe.write_text(a.md, table)
+        if a.json:
+            safe.write_text(a.json, json.dumps(out, indent=1, sort_keys=True) + "\n")
+    except safe.CannotWrite as e:
+        die(str(e))
 
 
 if __name__ == "__main__":

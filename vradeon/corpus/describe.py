@@ -17,7 +17,10 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "..", "harness",
+                                "python"))
+import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 
 def die(msg):
@@ -64,9 +67,18 @@ def main():
     kms = re.search(r"^# kms: (\S+)$", run([vramlab, "trace", "show", trace]), re.M)
     if not kms:
         die(f"{trace}: no KMS version in its header")
-    with open(counters) as f:
-        live = json.load(f)
-    vram = int(re.search(r"-(\d+)mib\.vrl$", trace).group(1))
+    try:
+        with open(counters) as f:
+            live = json.load(f)
+        live = {k: live[k] for k in ("evictions", "evicted_bytes", "transfer_ms")}
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die(f"{counters}: not the live counters of a run ({e})")
+    size = re.search(r"-(\d+)mib\.vrl$", trace)
+    if not size:
+        die(f"{trace}: not named NAME-barts-NMIB.vrl")
+    if not re.fullmatch(r"\d+", seconds):
+        die(f"SECONDS {seconds!r}: not a whole number")
+    vram = int(size.group(1))
     driver = (f"- **Driver:** Mesa {mesa} (Debian) with `patches/{patches}-fixes` and "
               f"`patches/{patches}`,\n  r600g, Mesa's scoring on "
               "(`RADEON_BO_SCORE=1`, compiled-in `harness/weights/trained-kernel.txt` weights).")
@@ -79,8 +91,11 @@ def main():
                 f"{live['evicted_bytes'] / 2**20:.1f} MiB out of VRAM,\n"
                 f"  {n(round(live['transfer_ms']))} ms of modelled transfer; live == replayed. "
                 f"Recorded in {seconds} s (2 cores).")
-    with open(md) as f:
-        head, items, tail = bullets(f.read())
+    try:
+        with open(md) as f:
+            head, items, tail = bullets(f.read())
+    except (OSError, UnicodeDecodeError) as e:
+        die(f"{md}: {e}")
     new, seen = [], set()
     for b in items:
         for key, repl in (("- **Driver:**", driver), ("- **GPU id:**", gpu),
@@ -97,17 +112,10 @@ def main():
     missing = {"- **Driver:**", "- **GPU id:**", "- **Contents:**"} - seen
     if missing:
         die(f"{md}: no {', '.join(sorted(missing))} bullet")
-    text = "\n".join(head + [l for b in new for l in b] + tail)
-    d = os.path.dirname(os.path.abspath(md))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix=".describe.")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, md)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+        safe.write_text(md, "\n".join(head + [l for b in new for l in b] + tail))
+    except safe.CannotWrite as e:
+        die(str(e))
 
 
 if __name__ == "__main__":
