@@ -1,153 +1,188 @@
 #include "kmodel/drm_mm.h"
 
 #include <algorithm>
+#include <bit>
+#include <stdexcept>
 
 namespace vramlab {
 
-DrmMm::DrmMm(uint64_t pages) : size_(pages)
+BitIndex::BitIndex(uint64_t n)
 {
+	do {
+		n = (n + 63) / 64;
+		lv_.emplace_back(std::max<uint64_t>(n, 1), 0);
+	} while (n > 1);
+}
+
+void BitIndex::set(uint64_t i)
+{
+	for (auto &w : lv_) {
+		const bool was_empty = w[i >> 6] == 0;
+		w[i >> 6] |= 1ull << (i & 63);
+		if (!was_empty)
+			return;
+		i >>= 6;
+	}
+}
+
+void BitIndex::clear(uint64_t i)
+{
+	for (auto &w : lv_) {
+		w[i >> 6] &= ~(1ull << (i & 63));
+		if (w[i >> 6])
+			return;
+		i >>= 6;
+	}
+}
+
+uint64_t BitIndex::next(uint64_t i) const
+{
+	size_t l = 0;
+	for (;; l++) { // up, until a word holds a set bit at or after i
+		if (l == lv_.size() || (i >> 6) >= lv_[l].size())
+			return kNone;
+		const uint64_t bits = lv_[l][i >> 6] & (~0ull << (i & 63));
+		if (bits) {
+			i = (i & ~63ull) | uint64_t(std::countr_zero(bits));
+			break;
+		}
+		i = (i >> 6) + 1; // the next word, as a position one level up
+	}
+	while (l--) // down, to the lowest set bit of each word
+		i = i << 6 | uint64_t(std::countr_zero(lv_[l][i]));
+	return i;
+}
+
+uint64_t BitIndex::prev(uint64_t i) const
+{
+	size_t l = 0;
+	for (;; l++) {
+		if (l == lv_.size())
+			return kNone;
+		const uint64_t keep = (i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1;
+		const uint64_t bits = lv_[l][i >> 6] & keep;
+		if (bits) {
+			i = (i & ~63ull) | uint64_t(63 - std::countl_zero(bits));
+			break;
+		}
+		if ((i >> 6) == 0)
+			return kNone;
+		i = (i >> 6) - 1;
+	}
+	while (l--)
+		i = i << 6 | uint64_t(63 - std::countl_zero(lv_[l][i]));
+	return i;
+}
+
+DrmMm::DrmMm(uint64_t pages)
+    : by_start_(pages, kNil), by_end_(pages + 1, kNil), size_head_(pages + 1, kNil),
+      sizes_(pages + 1), starts_(pages), size_(pages)
+{
+	if (pages > kMaxPages)
+		throw std::invalid_argument("the kernel model's VRAM is at most 16 GiB");
 	if (pages)
 		add_hole(0, pages);
 }
 
-void DrmMm::pull(uint32_t t)
+void DrmMm::high_set(uint32_t start, uint32_t pages)
 {
-	Node &x = n_[t];
-	x.max = x.pages;
-	if (x.l != kNil)
-		x.max = std::max(x.max, n_[x.l].max);
-	if (x.r != kNil)
-		x.max = std::max(x.max, n_[x.r].max);
+	uint64_t i = high_n_ + start;
+	high_[i] = pages;
+	for (i >>= 1; i; i >>= 1) {
+		const uint32_t m = std::max(high_[2 * i], high_[2 * i + 1]);
+		if (high_[i] == m)
+			return;
+		high_[i] = m;
+	}
 }
 
-// a: holes starting below key, b: the rest
-void DrmMm::split(uint32_t t, uint64_t key, uint32_t &a, uint32_t &b)
+void DrmMm::link(uint32_t t)
 {
-	if (t == kNil) {
-		a = b = kNil;
-		return;
-	}
-	if (n_[t].start < key) {
-		split(n_[t].r, key, n_[t].r, b);
-		a = t;
-	} else {
-		split(n_[t].l, key, a, n_[t].l);
-		b = t;
-	}
-	pull(t);
+	H &x = h_[t];
+	uint32_t &head = size_head_[x.pages];
+	x.prev = kNil;
+	x.next = head;
+	if (head == kNil)
+		sizes_.set(x.pages);
+	else
+		h_[head].prev = t;
+	head = t;
+	by_start_[x.start] = t;
+	by_end_[x.start + x.pages] = t;
+	starts_.set(x.start);
+	if (high_n_)
+		high_set(x.start, x.pages);
 }
 
-uint32_t DrmMm::merge(uint32_t a, uint32_t b)
+void DrmMm::unlink(uint32_t t)
 {
-	if (a == kNil)
-		return b;
-	if (b == kNil)
-		return a;
-	if (n_[a].pri > n_[b].pri) {
-		n_[a].r = merge(n_[a].r, b);
-		pull(a);
-		return a;
-	}
-	n_[b].l = merge(a, n_[b].l);
-	pull(b);
-	return b;
+	const H &x = h_[t];
+	if (x.prev != kNil)
+		h_[x.prev].next = x.next;
+	else if ((size_head_[x.pages] = x.next) == kNil)
+		sizes_.clear(x.pages);
+	if (x.next != kNil)
+		h_[x.next].prev = x.prev;
+	by_start_[x.start] = kNil;
+	by_end_[x.start + x.pages] = kNil;
+	starts_.clear(x.start);
+	if (high_n_)
+		high_set(x.start, 0);
 }
 
-void DrmMm::add_hole(uint64_t start, uint64_t pages)
+uint32_t DrmMm::add_hole(uint64_t start, uint64_t pages)
 {
 	uint32_t t;
-	if (!free_nodes_.empty()) {
-		t = free_nodes_.back();
-		free_nodes_.pop_back();
+	if (!free_ids_.empty()) {
+		t = free_ids_.back();
+		free_ids_.pop_back();
 	} else {
-		t = uint32_t(n_.size());
-		n_.emplace_back();
+		t = uint32_t(h_.size());
+		h_.emplace_back();
 	}
-	rng_ ^= rng_ << 13;
-	rng_ ^= rng_ >> 17;
-	rng_ ^= rng_ << 5;
-	n_[t] = {start, pages, ++seq_, pages, rng_, kNil, kNil};
-	uint32_t a, b;
-	split(root_, start, a, b);
-	root_ = merge(merge(a, t), b);
-	by_size_.insert({pages, ~n_[t].seq, t});
+	h_[t].start = uint32_t(start);
+	h_[t].pages = uint32_t(pages);
+	h_[t].seq = ++seq_;
+	link(t);
 	free_ += pages;
+	count_++;
+	return t;
 }
 
 void DrmMm::rm_hole(uint32_t t)
 {
-	const Node x = n_[t];
-	by_size_.erase({x.pages, ~x.seq, t});
-	uint32_t a, b, c;
-	split(root_, x.start, a, b);
-	split(b, x.start + 1, b, c);
-	root_ = merge(a, c);
-	free_nodes_.push_back(t);
-	free_ -= x.pages;
-}
-
-bool DrmMm::reshape_in(uint32_t node, uint32_t t, uint64_t start, uint64_t pages)
-{
-	if (node == kNil)
-		return false;
-	if (node == t) {
-		n_[t].start = start;
-		n_[t].pages = pages;
-	} else if (!reshape_in(n_[t].start < n_[node].start ? n_[node].l : n_[node].r, t, start,
-	                       pages)) {
-		return false;
-	}
-	pull(node);
-	return true;
+	unlink(t);
+	free_ -= h_[t].pages;
+	free_ids_.push_back(t);
+	count_--;
 }
 
 void DrmMm::reshape_hole(uint32_t t, uint64_t start, uint64_t pages)
 {
-	Node &x = n_[t];
-	by_size_.erase({x.pages, ~x.seq, t});
-	free_ += pages - x.pages;
-	reshape_in(root_, t, start, pages); // searched by its old start, then moved
-	x.seq = ++seq_;
-	by_size_.insert({pages, ~x.seq, t});
+	unlink(t);
+	free_ += pages - h_[t].pages;
+	h_[t].start = uint32_t(start);
+	h_[t].pages = uint32_t(pages);
+	h_[t].seq = ++seq_;
+	link(t);
 }
 
-uint32_t DrmMm::highest_fit(uint64_t pages) const
+uint32_t DrmMm::highest_fit(uint64_t pages)
 {
-	uint32_t t = root_;
-	if (t == kNil || n_[t].max < pages)
+	if (!high_n_) { // the first INSERT_HIGH: build the tree from the holes there are
+		high_n_ = std::bit_ceil(std::max<uint64_t>(size_, 1));
+		high_.assign(2 * high_n_, 0);
+		for (uint64_t s = starts_.next(0); s != BitIndex::kNone; s = starts_.next(s + 1))
+			high_[high_n_ + s] = h_[by_start_[s]].pages;
+		for (uint64_t i = high_n_ - 1; i; i--)
+			high_[i] = std::max(high_[2 * i], high_[2 * i + 1]);
+	}
+	if (high_[1] < pages)
 		return kNil;
-	for (;;) {
-		const Node &x = n_[t];
-		if (x.r != kNil && n_[x.r].max >= pages)
-			t = x.r;
-		else if (x.pages >= pages)
-			return t;
-		else
-			t = x.l;
-	}
-}
-
-uint32_t DrmMm::find(uint64_t start) const
-{
-	uint32_t t = root_;
-	while (t != kNil && n_[t].start != start)
-		t = start < n_[t].start ? n_[t].l : n_[t].r;
-	return t;
-}
-
-uint32_t DrmMm::ending_at(uint64_t end) const
-{
-	// the hole with the largest start below end
-	uint32_t t = root_, best = kNil;
-	while (t != kNil) {
-		if (n_[t].start < end) {
-			best = t;
-			t = n_[t].r;
-		} else {
-			t = n_[t].l;
-		}
-	}
-	return best != kNil && n_[best].start + n_[best].pages == end ? best : kNil;
+	uint64_t i = 1;
+	while (i < high_n_) // the rightmost leaf that fits
+		i = high_[2 * i + 1] >= pages ? 2 * i + 1 : 2 * i;
+	return by_start_[i - high_n_];
 }
 
 uint64_t DrmMm::insert(uint64_t pages, Mode mode)
@@ -156,16 +191,16 @@ uint64_t DrmMm::insert(uint64_t pages, Mode mode)
 		return UINT64_MAX;
 	uint32_t t;
 	if (mode == Mode::Best) {
-		auto it = by_size_.lower_bound({pages, 0, 0});
-		if (it == by_size_.end())
+		const uint64_t s = sizes_.next(pages);
+		if (s == BitIndex::kNone)
 			return UINT64_MAX;
-		t = std::get<2>(*it);
+		t = size_head_[s];
 	} else {
 		t = highest_fit(pages);
 		if (t == kNil)
 			return UINT64_MAX;
 	}
-	const uint64_t hs = n_[t].start, hp = n_[t].pages;
+	const uint64_t hs = h_[t].start, hp = h_[t].pages;
 	if (hp == pages) {
 		rm_hole(t);
 		return hs;
@@ -181,21 +216,16 @@ uint64_t DrmMm::insert(uint64_t pages, Mode mode)
 
 bool DrmMm::insert_at(uint64_t start, uint64_t pages)
 {
-	if (pages == 0 || start + pages > size_)
+	if (pages == 0 || start >= size_ || pages > size_ - start)
 		return false;
 	// the hole with the largest start not above `start`
-	uint32_t t = root_, h = kNil;
-	while (t != kNil) {
-		if (n_[t].start <= start) {
-			h = t;
-			t = n_[t].r;
-		} else {
-			t = n_[t].l;
-		}
-	}
-	if (h == kNil || n_[h].start + n_[h].pages < start + pages)
+	const uint64_t p = starts_.prev(start);
+	if (p == BitIndex::kNone)
 		return false;
-	const uint64_t hs = n_[h].start, he = hs + n_[h].pages;
+	const uint32_t h = by_start_[p];
+	const uint64_t hs = h_[h].start, he = hs + h_[h].pages;
+	if (he < start + pages)
+		return false;
 	if (hs < start) {
 		reshape_hole(h, hs, start - hs);
 		if (start + pages < he)
@@ -210,14 +240,15 @@ bool DrmMm::insert_at(uint64_t start, uint64_t pages)
 
 void DrmMm::remove(uint64_t start, uint64_t pages)
 {
-	// The merged hole is added anew (drm_mm_remove_node()'s add_hole(prev_node)); reusing a
-	// neighbour's node keeps the address order, so no split or merge is needed for it.
-	const uint32_t before = ending_at(start), after = find(start + pages);
-	uint64_t s = start, e = start + pages;
+	// The merged hole is added anew (drm_mm_remove_node()'s add_hole(prev_node)): the hole
+	// below keeps its record, the one above is dropped first.
+	const uint64_t end = start + pages;
+	const uint32_t before = by_end_[start], after = end < size_ ? by_start_[end] : kNil;
+	uint64_t s = start, e = end;
 	if (after != kNil)
-		e += n_[after].pages;
+		e += h_[after].pages;
 	if (before != kNil) {
-		s = n_[before].start;
+		s = h_[before].start;
 		if (after != kNil)
 			rm_hole(after);
 		reshape_hole(before, s, e - s);
@@ -231,24 +262,17 @@ void DrmMm::remove(uint64_t start, uint64_t pages)
 std::vector<DrmMm::Hole> DrmMm::hole_list() const
 {
 	std::vector<Hole> out;
-	std::vector<uint32_t> stack;
-	uint32_t t = root_;
-	while (t != kNil || !stack.empty()) {
-		while (t != kNil) {
-			stack.push_back(t);
-			t = n_[t].l;
-		}
-		t = stack.back();
-		stack.pop_back();
-		out.push_back({n_[t].start, n_[t].pages, n_[t].seq});
-		t = n_[t].r;
+	out.reserve(count_);
+	for (uint64_t s = starts_.next(0); s != BitIndex::kNone; s = starts_.next(s + 1)) {
+		const H &x = h_[by_start_[s]];
+		out.push_back({x.start, x.pages, x.seq});
 	}
 	return out;
 }
 
 const char *DrmMm::check() const
 {
-	auto h = hole_list();
+	const auto h = hole_list();
 	uint64_t sum = 0;
 	for (size_t i = 0; i < h.size(); i++) {
 		if (!h[i].pages)
@@ -257,11 +281,26 @@ const char *DrmMm::check() const
 			return "hole beyond the end";
 		if (i && h[i - 1].start + h[i - 1].pages >= h[i].start)
 			return "holes overlap or touch (not merged)";
+		const uint32_t e = by_end_[h[i].start + h[i].pages];
+		if (e == kNil || h_[e].start != h[i].start)
+			return "end index out of step";
 		sum += h[i].pages;
 	}
 	if (sum != free_)
 		return "free page count is wrong";
-	if (h.size() != by_size_.size())
+	if (h.size() != count_)
+		return "hole count out of step";
+	// every size list: newest first, each hole of its size, as many as there are holes
+	size_t listed = 0;
+	for (uint64_t s = sizes_.next(0); s != BitIndex::kNone; s = sizes_.next(s + 1)) {
+		uint64_t last = UINT64_MAX;
+		for (uint32_t t = size_head_[s]; t != kNil; t = h_[t].next, listed++) {
+			if (h_[t].pages != s || h_[t].seq >= last || by_start_[h_[t].start] != t)
+				return "size index out of step";
+			last = h_[t].seq;
+		}
+	}
+	if (listed != count_)
 		return "size index out of step";
 	return "";
 }

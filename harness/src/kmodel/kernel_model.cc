@@ -72,8 +72,6 @@ public:
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
 			throw std::invalid_argument("scan_max must be 1..65536");
-		if (c.scan && c.vram / kPage >= UINT32_MAX)
-			throw std::invalid_argument("window eviction: VRAM must be under 16 TiB");
 		if (c.budget && (c.budget_mbps < 1 || c.budget_mbps > 1000000 || c.budget_cap_ms < 1 ||
 		                 c.budget_cap_ms > 10000))
 			throw std::invalid_argument("move budget: MB/s must be 1..1000000, the cap 1..10000 ms");
