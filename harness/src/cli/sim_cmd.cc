@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/decide.h"
 #include "cli/sim_kernel.h"
+#include "kmodel/drm_mm.h"
 #include "kmodel/kernel_json.h"
 #include "mlp/score_contract.h"
 #include "sim/policy_name.h"
@@ -56,6 +57,18 @@ std::vector<uint64_t> vram_list(const std::string &s, const char *option)
 			throw CLI::ValidationError(option, std::to_string(mib) + " MiB is given twice");
 		out.push_back(mib);
 	}
+	return out;
+}
+
+// The kernel model's sizes: its drm_mm keeps flat per-page tables (kmodel/drm_mm.h)
+std::vector<uint64_t> kernel_vram_list(const std::string &s, const char *option)
+{
+	std::vector<uint64_t> out = vram_list(s, option);
+	for (uint64_t mib : out)
+		if (mib > (DrmMm::kMaxPages >> 8))
+			throw CLI::ValidationError(option, std::to_string(mib) +
+			                                       " MiB: the kernel model's VRAM is at most "
+			                                       "16384 MiB (radeon's largest boards have 6 GiB)");
 	return out;
 }
 
@@ -333,7 +346,7 @@ void run_kernel(const SimArgs &a)
 		}
 	}
 	if (a.vram_given) // else below, once every option is checked
-		k.vram_mib = vram_list(a.vram, "--vram");
+		k.vram_mib = kernel_vram_list(a.vram, "--vram");
 	k.too_big = a.too_big.empty() ? 0 : a.too_big == "refuse" ? 1 : 2;
 	const uint64_t thr = threshold_bytes(a.threshold);
 	if (thr % 1024 || thr / 1024 > 1048576)
@@ -636,8 +649,8 @@ void add_decide_command(CLI::App &app)
 			}
 		}
 		refuse_unused_options(c, parsed); // baselines are stock lru: they use none of them
-		d.vram_mib = vram_list(vram, "--vram");
-		d.live_vram_mib = vram_list(live_vram, "--live-vram");
+		d.vram_mib = kernel_vram_list(vram, "--vram");
+		d.live_vram_mib = kernel_vram_list(live_vram, "--live-vram");
 		const uint64_t thr = threshold_bytes(threshold);
 		if (thr % 1024 || thr / 1024 > 1048576)
 			throw CLI::ValidationError("--threshold", "must be whole KiB, at most 1 GiB");
