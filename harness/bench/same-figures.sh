@@ -31,19 +31,20 @@ else
 	dir=$(mktemp -d) keep=0
 fi
 
-# name | arguments (after `sim`); every case writes --json
+# name | vramlab arguments; every case writes --json
 cases=(
-	"kernel-repair|--model kernel --on-destroyed repair --vram 32,64,128,256 $corpus"
-	"kernel-skip|--model kernel --on-destroyed skip --vram 64,256 $corpus"
-	"kernel-6.14|--model kernel --kernel 6.14 --on-destroyed repair --policies lru,fit,window,guard --vram 32,64,128,256 $corpus"
-	"kernel-scan4|--model kernel --on-destroyed repair --scan-max 4 --cold-ms 50 --policies lru,window,window-idle,window+budget --vram 64,128 $corpus"
-	"kernel-evict|--model kernel --too-big evict --on-destroyed repair --policies lru,fit,window --vram 32 $corpus"
-	"kernel-live|--model kernel --on-destroyed repair $live"
-	"kernel-live-sizes|--model kernel --on-destroyed repair --vram 6,8,12,16,32 $live"
-	"ensemble|--model kernel --on-destroyed repair --ensemble 16 --gtt-cost 0.1,1,4 --baselines 6.14:lru --policies lru,6.14+fix:lru,minmax+key,fit,window,guard,window-idle+guard --vram 64 $corpus/nexuiz1.bin $corpus/supertuxkart2.bin"
-	"ensemble-live|--model kernel --on-destroyed repair --ensemble 16 --gtt-cost 1 --policies lru,fit,window,window+guard $live/doom-barts-12mib.vrl $live/openarena-300-barts-32mib.vrl"
-	"timeline|--model kernel --on-destroyed repair --timeline 5000 --policies lru,minmax,window --vram 64 $corpus/nexuiz1.bin"
-	"thesis|--model thesis --weights $here/harness/weights/handset.txt --policies lru,minmax,score,score-age,gdsf,belady,minmax+score --vram 64,128,256,512 $corpus"
+	"kernel-repair|sim --model kernel --on-destroyed repair --vram 32,64,128,256 $corpus"
+	"kernel-skip|sim --model kernel --on-destroyed skip --vram 64,256 $corpus"
+	"kernel-6.14|sim --model kernel --kernel 6.14 --on-destroyed repair --policies lru,fit,window,guard --vram 32,64,128,256 $corpus"
+	"kernel-scan4|sim --model kernel --on-destroyed repair --scan-max 4 --cold-ms 50 --policies lru,window,window-idle,window+budget --vram 64,128 $corpus"
+	"kernel-evict|sim --model kernel --too-big evict --on-destroyed repair --policies lru,fit,window --vram 32 $corpus"
+	"kernel-live|sim --model kernel --on-destroyed repair $live"
+	"kernel-live-sizes|sim --model kernel --on-destroyed repair --vram 6,8,12,16,32 $live"
+	"ensemble|sim --model kernel --on-destroyed repair --ensemble 16 --gtt-cost 0.1,1,4 --baselines 6.14:lru --policies lru,6.14+fix:lru,minmax+key,fit,window,guard,window-idle+guard --vram 64 $corpus/nexuiz1.bin $corpus/supertuxkart2.bin"
+	"ensemble-live|sim --model kernel --on-destroyed repair --ensemble 16 --gtt-cost 1 --policies lru,fit,window,window+guard $live/doom-barts-12mib.vrl $live/openarena-300-barts-32mib.vrl"
+	"timeline|sim --model kernel --on-destroyed repair --timeline 5000 --policies lru,minmax,window --vram 64 $corpus/nexuiz1.bin"
+	"thesis|sim --model thesis --weights $here/harness/weights/handset.txt --policies lru,minmax,score,score-age,gdsf,belady,minmax+score --vram 64,128,256,512 $corpus"
+	"decide|decide --corpus $corpus/nexuiz1.bin --corpus $corpus/hl1.bin --corpus $corpus/dub1.bin --live $live/doom-barts-12mib.vrl --live $live/sdl-barts-9mib.vrl --vram 16,32,64 --live-vram 4,8,12 --policies lru,6.14+fix:lru,fit,window,guard,minmax+key,window-idle+guard --baselines 6.14:lru --on-destroyed repair --ensemble 8 --gtt-cost 0.1,1,4 --weights $here/harness/weights/trained-kernel.txt"
 )
 
 run_side() { # BINARY SIDE
@@ -55,7 +56,7 @@ run_side() { # BINARY SIDE
 			continue
 		fi
 		# shellcheck disable=SC2086 # args is a word list by design
-		"$1" sim $args --quiet --json "$dir/$name.$2.json" >/dev/null
+		"$1" $args --quiet --json "$dir/$name.$2.json" >/dev/null
 		printf '  %-18s %s\n' "$name" "$2" >&2
 	done
 }

@@ -543,6 +543,29 @@ void run_decide(const DecideArgs &a)
 		for (size_t p = 0; p < P; p++) // a key policy's placement may itself be a twin's
 			while (run_as[run_as[p]] != run_as[p])
 				run_as[p] = run_as[run_as[p]];
+		// The fit rule differs from stock only for a BO larger than VRAM (evict_alloc()'s first
+		// test; pinned BOs leave the manager's size as it is): at a size that holds the
+		// trace's largest BO a fit policy's runs are its twin's without the rule, where the
+		// table has one (fit and lru, 6.14:fit and 6.14:lru)
+		uint64_t max_pages = 0;
+		for (uint64_t b : kt.size)
+			max_pages = std::max(max_pages, (b + 4095) / 4096);
+		auto fit_twin = [&](size_t p, size_t s) -> size_t {
+			const KernelPolicy &a = *choices[p].policy;
+			if (!a.fit || max_pages > (tsz[s] << 20) / 4096)
+				return p;
+			for (size_t q = 0; q < P; q++) {
+				const KernelPolicy &b = *choices[q].policy;
+				if (run_as[q] == q && !b.fit && choices[q].stock == choices[p].stock &&
+				    choices[q].topdown_kib == choices[p].topdown_kib && source[q] == source[p] &&
+				    a.topdown == b.topdown && a.key == b.key && a.scan == b.scan &&
+				    a.budget == b.budget && a.prio == b.prio && a.weigh == b.weigh &&
+				    a.ends == b.ends && a.idle == b.idle && a.oracle == b.oracle &&
+				    a.admit == b.admit && a.guard == b.guard)
+					return q;
+			}
+			return p;
+		};
 		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
 			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
@@ -575,7 +598,7 @@ void run_decide(const DecideArgs &a)
 					                          : std::find_if(boards.begin(), boards.end(),
 					                                         [&](const auto &b) { return b.first == pin; });
 					for (size_t p = 0; p < P; p++)
-						if (run_as[p] != p)
+						if (run_as[p] != p || fit_twin(p, s) != p)
 							continue;
 						else if (same != boards.end())
 							plans[pi].copies.push_back({s, p, v, same->second});
@@ -645,6 +668,11 @@ void run_decide(const DecideArgs &a)
 				figs[at(ti, k.s, k.p, k.v)] = figs[at(ti, k.s, k.p, k.from_v)];
 			replays += tasks.size();
 		}
+		for (size_t p = 0; p < P; p++) // before run_as: a key policy's placement may be fit
+			for (size_t s = 0; s < tsz.size(); s++)
+				if (const size_t q = run_as[p] == p ? fit_twin(p, s) : p; q != p)
+					for (size_t v = 0; v < V; v++)
+						figs[at(ti, s, p, v)] = figs[at(ti, s, q, v)];
 		for (size_t p = 0; p < P; p++)
 			if (run_as[p] != p)
 				for (size_t s = 0; s < tsz.size(); s++)
@@ -958,8 +986,9 @@ void run_decide(const DecideArgs &a)
 	std::fprintf(stderr, "%llu replays of %zu runs ((%zu traces x %zu sizes + %zu live x %zu) x "
 	                     "%zu policies x %zu variations; the others are the same run: a key "
 	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
-	                     "one without duplicate relocations 6.12's, a board that pins what another "
-	                     "pins at that size that board's) in %.1f s on %u thread%s%s\n",
+	                     "one without duplicate relocations 6.12's, a fit policy at a size that "
+	                     "holds every BO its twin's without the fit rule, a board that pins what "
+	                     "another pins at that size that board's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",
 	             ranks > 1 ? (" x " + std::to_string(ranks) + " MPI processes").c_str() : "");
