@@ -44,7 +44,7 @@ cases=(
 	"ensemble-live|sim --model kernel --on-destroyed repair --ensemble 16 --gtt-cost 1 --policies lru,fit,window,window+guard $live/doom-barts-12mib.vrl $live/openarena-300-barts-32mib.vrl"
 	"timeline|sim --model kernel --on-destroyed repair --timeline 5000 --policies lru,minmax,window --vram 64 $corpus/nexuiz1.bin"
 	"thesis|sim --model thesis --weights $here/harness/weights/handset.txt --policies lru,minmax,score,score-age,gdsf,belady,minmax+score --vram 64,128,256,512 $corpus"
-	"decide|decide --corpus $corpus/nexuiz1.bin --corpus $corpus/hl1.bin --corpus $corpus/dub1.bin --live $live/doom-barts-12mib.vrl --live $live/sdl-barts-9mib.vrl --vram 16,32,64 --live-vram 4,8,12 --policies lru,6.14+fix:lru,fit,window,guard,minmax+key,window-idle+guard --baselines 6.14:lru --on-destroyed repair --ensemble 8 --gtt-cost 0.1,1,4 --weights $here/harness/weights/trained-kernel.txt"
+	"decide|decide --corpus $corpus/nexuiz1.bin --corpus $corpus/hl1.bin --corpus $corpus/dub1.bin --live $live/doom-barts-12mib.vrl --live $live/sdl-barts-9mib.vrl --vram 16,32,64 --live-vram 4,8,12 --policies lru,6.14+fix:lru,fit,window,guard,minmax,minmax+key,window-idle+guard,budget,window+budget,6.14+fix:window,key --baselines 6.14:lru --on-destroyed repair --ensemble 8 --gtt-cost 0.1,1,4 --weights $here/harness/weights/trained-kernel.txt"
 )
 
 run_side() { # BINARY SIDE

@@ -581,3 +581,60 @@ TEST(KernelModel, SevenTwoNamesTheSixFourteenPath)
 	EXPECT_EQ(vramlab::parse_stock("6.14"), vramlab::Stock::V6_14);
 	EXPECT_THROW(vramlab::parse_stock("7.3"), std::invalid_argument);
 }
+
+namespace vramlab {
+
+// decide's twin rule (cli/decide.cc): every eviction rule acts in ttm_bo_evict_alloc() and
+// nowhere else, so a run whose stock twin (same kernel, placement and threshold) never got
+// there is that run. On every trace of the repository, at sizes with and without pressure:
+// where lru never reached evict_alloc(), each rule's figures and placement are lru's; and
+// the rules do differ from lru where it did (else the test could not tell).
+TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
+{
+	namespace fs = std::filesystem;
+	const fs::path root = fs::path(VRAMLAB_SOURCE_DIR) / "..";
+	std::vector<std::string> paths;
+	for (const char *dir : {"traces", "traces/live"})
+		for (const auto &e : fs::directory_iterator(root / dir))
+			if (e.path().extension() == ".bin" || e.path().extension() == ".vrl")
+				paths.push_back(e.path().string());
+	ASSERT_GE(paths.size(), 10u);
+	size_t same = 0, differ_under_pressure = 0;
+	for (const std::string &p : paths) {
+		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
+		for (uint64_t mib : {8, 32, 256}) {
+			KernelConfig base;
+			base.vram = mib << 20;
+			base.per_frame = true;
+			const KernelResult a = simulate_kernel(t, base);
+			for (const char *rule : {"fit", "window", "key", "prio", "guard", "window-idle+guard",
+			                         "window-weigh", "window-oracle+admit"}) {
+				KernelConfig c = base;
+				apply_choice(kernel_choice(rule, 0), c);
+				const KernelResult b = simulate_kernel(t, c);
+				const bool equal = a.bytes_to_vram() == b.bytes_to_vram() &&
+				                   a.bytes_from_vram() == b.bytes_from_vram() &&
+				                   a.moves() == b.moves() && a.evictions() == b.evictions() &&
+				                   a.gtt_access_bytes == b.gtt_access_bytes &&
+				                   a.digest == b.digest &&
+				                   std::equal(a.per_frame.begin(), a.per_frame.end(),
+				                              b.per_frame.begin(), b.per_frame.end(),
+				                              [](const KernelFrame &x, const KernelFrame &y) {
+					                              return x.bytes == y.bytes && x.moves == y.moves &&
+					                                     x.gtt_access_bytes == y.gtt_access_bytes;
+				                              });
+				if (a.evict_allocs == 0) {
+					EXPECT_TRUE(equal) << p << " at " << mib << " MiB with " << rule;
+					EXPECT_EQ(b.evict_allocs, 0u) << p << " at " << mib << " MiB with " << rule;
+					same++;
+				} else {
+					differ_under_pressure += !equal;
+				}
+			}
+		}
+	}
+	EXPECT_GT(same, 0u);
+	EXPECT_GT(differ_under_pressure, 0u);
+}
+
+} // namespace vramlab

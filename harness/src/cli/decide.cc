@@ -49,6 +49,7 @@ struct Frame3 {
 
 struct Fig { // one (trace, VRAM size, policy, variation) run
 	uint64_t moved = 0, moves = 0, gtt_bytes = 0, evictions = 0;
+	uint64_t evict_allocs = 0; // KernelResult's: 0 = its eviction twins are this run
 	std::vector<Frame3> frames; // live traces only
 };
 
@@ -566,6 +567,28 @@ void run_decide(const DecideArgs &a)
 			}
 			return p;
 		};
+		// Every eviction rule acts in ttm_bo_evict_alloc() and nowhere else (fit, window
+		// eviction and its variants, key and priority order, the thrash guard, the oracles):
+		// where the run of the same kernel and placement with stock eviction never got there,
+		// a rule's run is that run. The representative runs first; its twins are replayed
+		// only on the boards and sizes where it evicted.
+		auto evicts_only = [](const KernelPolicy &k) {
+			return k.key || k.prio || k.fit || k.scan || k.weigh || k.ends || k.idle ||
+			       k.oracle || k.admit || k.guard;
+		};
+		std::vector<size_t> rep(P);
+		for (size_t p = 0; p < P; p++) {
+			rep[p] = p;
+			if (run_as[p] != p || !evicts_only(*choices[p].policy))
+				continue;
+			for (size_t q = 0; q < P && rep[p] == p; q++)
+				if (run_as[q] == q && !evicts_only(*choices[q].policy) &&
+				    choices[q].stock == choices[p].stock &&
+				    choices[q].topdown_kib == choices[p].topdown_kib &&
+				    choices[q].policy->topdown == choices[p].policy->topdown &&
+				    choices[q].policy->budget == choices[p].policy->budget)
+					rep[p] = q;
+		}
 		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
 			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
@@ -626,10 +649,14 @@ void run_decide(const DecideArgs &a)
 			}
 			const KernelTrace oracle_kt =
 			        any_oracle ? with_oracle_scores(kp, a.config.window) : KernelTrace{};
-			const std::vector<Task> &tasks = plans[pi].tasks;
+			// the representatives (and what has none) first, then what their runs leave
+			std::vector<Task> first, twins;
+			for (const Task &k : plans[pi].tasks)
+				(rep[k.p] == k.p ? first : twins).push_back(k);
+			std::vector<Task> tasks = std::move(first);
 			std::mutex mu;
 			std::string err;
-			parallel_for_each(tasks.size(), threads, [&](size_t i) {
+			auto run = [&](size_t i) {
 				const Task &k = tasks[i];
 				KernelConfig c = a.config;
 				c.vram = tsz[k.s] << 20;
@@ -647,6 +674,7 @@ void run_decide(const DecideArgs &a)
 					f.moves = r.moves();
 					f.gtt_bytes = r.gtt_access_bytes;
 					f.evictions = r.evictions();
+					f.evict_allocs = r.evict_allocs;
 					// per_frame[0] is before the first FRAME: frame n ends at FRAME n
 					for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
 						f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
@@ -661,12 +689,24 @@ void run_decide(const DecideArgs &a)
 				if (progress)
 					std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs (%u ms period)\033[K",
 					             ti + 1, T, m.name.c_str(), done, total, per);
-			});
+			};
+			parallel_for_each(tasks.size(), threads, run);
+			replays += tasks.size();
+			if (err.empty()) {
+				tasks.clear();
+				for (const Task &k : twins)
+					if (const Fig &r = figs[at(ti, k.s, rep[k.p], k.v)]; r.evict_allocs)
+						tasks.push_back(k);
+					else
+						figs[at(ti, k.s, k.p, k.v)] = r;
+				total -= twins.size() - tasks.size();
+				parallel_for_each(tasks.size(), threads, run);
+				replays += tasks.size();
+			}
 			if (!err.empty())
 				throw TraceError(m.name + ": " + err);
 			for (const Copy &k : plans[pi].copies)
 				figs[at(ti, k.s, k.p, k.v)] = figs[at(ti, k.s, k.p, k.from_v)];
-			replays += tasks.size();
 		}
 		for (size_t p = 0; p < P; p++) // before run_as: a key policy's placement may be fit
 			for (size_t s = 0; s < tsz.size(); s++)
@@ -987,8 +1027,9 @@ void run_decide(const DecideArgs &a)
 	                     "%zu policies x %zu variations; the others are the same run: a key "
 	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
 	                     "one without duplicate relocations 6.12's, a fit policy at a size that "
-	                     "holds every BO its twin's without the fit rule, a board that pins what "
-	                     "another pins at that size that board's) in %.1f s on %u thread%s%s\n",
+	                     "holds every BO its twin's without the fit rule, an eviction rule where "
+	                     "stock eviction on the same kernel and placement never evicted that run, "
+	                     "a board that pins what another pins at that size that board's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",
 	             ranks > 1 ? (" x " + std::to_string(ranks) + " MPI processes").c_str() : "");

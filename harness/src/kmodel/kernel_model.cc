@@ -226,6 +226,7 @@ private:
 	// until the allocation succeeds.
 	bool evict_alloc(uint32_t id)
 	{
+		r_.evict_allocs++;
 		if (!c_.flush_for_impossible && bo_[id].pages > mm_.size()) {
 			r_.impossible_noevict++;
 			return false;
@@ -403,13 +404,17 @@ private:
 	}
 
 	// ttm_bo_validate() for a placement list of VRAM and/or GTT (domain bits, v2 values).
+	// Most BOs of a submission are where it wants them: that test stays inline.
 	bool validate(uint32_t id, uint8_t domain)
 	{
-		Bo &b = bo_[id];
-		const bool want_vram = domain & DomainVram, want_gtt = domain & DomainGtt;
-		// ttm_resource_compatible()
-		if ((b.mem == MemVram && want_vram) || (b.mem == MemGtt && want_gtt))
+		const uint8_t m = bo_[id].mem; // ttm_resource_compatible()
+		if ((m == MemVram && (domain & DomainVram)) || (m == MemGtt && (domain & DomainGtt)))
 			return true;
+		return move_for_validate(id, domain);
+	}
+	[[gnu::noinline]] bool move_for_validate(uint32_t id, uint8_t domain)
+	{
+		const bool want_vram = domain & DomainVram, want_gtt = domain & DomainGtt;
 		for (int force_space = 0; force_space < 2; force_space++) { // ttm_bo_alloc_resource()
 			if (want_vram && (vram_alloc(id) || (force_space && evict_alloc(id)))) {
 				place_in_vram(id);

@@ -138,6 +138,9 @@ struct KernelResult {
 	uint64_t windows = 0, window_fallbacks = 0, window_nofit = 0, window_saved_pages = 0,
 	         window_cold = 0;
 	uint64_t impossible_noevict = 0;   // allocations too large for VRAM, refused without eviction
+	// ttm_bo_evict_alloc() calls: every eviction rule (fit, window, keys, guard, oracle) acts
+	// there and nowhere else, so runs that never get there are the same run (decide copies them)
+	uint64_t evict_allocs = 0;
 	uint64_t window_idle = 0;          // windows the idle-only scan found (idle_ms)
 	uint64_t admit_bypasses = 0;       // BOs clairvoyant admission left in GTT
 	uint64_t guards = 0, guard_refusals = 0; // BOs the thrash guard kept; cap reached
