@@ -498,6 +498,7 @@ public:
 				if (relocs[i].id < bo_.size())
 					next_use_[relocs[i].id] = c_.future->reloc_next[base + i];
 		}
+		bool in_order = true; // most lists are (one priority, or few buffers)
 		for (uint32_t i = 0; i < n; i++) {
 			const CsReloc &rl = relocs[i];
 			if (rl.id >= bo_.size() || bo_[rl.id].mem == kNowhere) { // lookup fails: -ENOENT
@@ -515,10 +516,12 @@ public:
 			e.score = scores ? rl.score : kScoreNeutral;
 			e.preferred = domain;
 			e.allowed = domain == DomainVram ? (DomainVram | DomainGtt) : domain;
+			in_order &= entries_.empty() || entries_.back().priority >= e.priority;
 			entries_.push_back(e);
 		}
 		// radeon_cs_buckets_get_list(): highest priority first, reloc order within one
-		bucket_sort(entries_);
+		if (!in_order)
+			bucket_sort(entries_);
 		// ttm_eu_reserve_buffers(): a BO named twice is reserved once; the later entries go to
 		// the duplicates list (only their score counts: radeon_bo_list_note_scores())
 		cs_no_++;
@@ -592,7 +595,7 @@ private:
 	// radeon_cs_parser_fini()'s list_sort() (smallest first, stable: (pages, position) words
 	// sort without allocating or touching a BO), then each BO's key or priority and its move
 	// to the LRU tail in that order
-	void tail_moves(std::vector<Entry> &moved)
+	void tail_moves(const std::vector<Entry> &moved)
 	{
 		size_key_.clear();
 		bool sorted = true;
@@ -600,34 +603,38 @@ private:
 			size_key_.push_back(bo_[moved[i].id].pages << 20 | i);
 			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
 		}
-		if (!sorted) {
-			std::sort(size_key_.begin(), size_key_.end());
-			sort_tmp_.resize(moved.size());
-			for (size_t i = 0; i < moved.size(); i++)
-				sort_tmp_[i] = moved[size_key_[i] & 0xfffff];
-			moved.swap(sort_tmp_);
+		if (!sorted) { // the keys are distinct: any sort gives the stable order
+			if (size_key_.size() <= 32) { // a submission's usual few BOs
+				for (size_t i = 1; i < size_key_.size(); i++) {
+					const uint64_t k = size_key_[i];
+					size_t j = i;
+					for (; j && size_key_[j - 1] > k; j--)
+						size_key_[j] = size_key_[j - 1];
+					size_key_[j] = k;
+				}
+			} else {
+				std::sort(size_key_.begin(), size_key_.end());
+			}
 		}
+		auto id_at = [&](size_t i) { return moved[size_key_[i] & 0xfffff].id; };
 		if (c_.bo_score) {
 			stamp_++;
 			order_.advance(stamp_);
-			for (const Entry &e : moved)
-				bo_[e.id].evict_key = radeon_evict_key(stamp_, bo_[e.id].cs_score, c_.window);
+			for (size_t i = 0; i < moved.size(); i++) {
+				Bo &b = bo_[id_at(i)];
+				b.evict_key = radeon_evict_key(stamp_, b.cs_score, c_.window);
+			}
 		}
 		if (c_.bo_priority)
-			for (const Entry &e : moved)
-				bo_[e.id].priority = uint8_t(radeon_bo_priority(bo_[e.id].cs_score));
-		for (const Entry &e : moved)
-			lru_tail(e.id);
+			for (size_t i = 0; i < moved.size(); i++)
+				bo_[id_at(i)].priority = uint8_t(radeon_bo_priority(bo_[id_at(i)].cs_score));
+		for (size_t i = 0; i < moved.size(); i++)
+			lru_tail(id_at(i));
 	}
 
 	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
-	void bucket_sort(std::vector<Entry> &v)
+	void bucket_sort(std::vector<Entry> &v) // callers skip a list already in order
 	{
-		bool sorted = true; // most lists are (one priority, or few buffers)
-		for (size_t i = 1; i < v.size() && sorted; i++)
-			sorted = v[i - 1].priority >= v[i].priority;
-		if (sorted)
-			return;
 		uint32_t start[kMaxPriority + 2] = {};
 		for (const Entry &e : v)
 			start[kMaxPriority - e.priority + 1]++;
@@ -752,23 +759,29 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
 		future = trace_future(t);
 		c.future = &future;
 	}
-	KernelModel m(c, t.size.size());
+	KernelModel km(c, t.size.size());
+	KernelModel::Impl &m = *km.p_; // what KernelModel's calls do, inlined
+	const bool cs_us = t.cs_us.size() == t.cs.size();
 	for (uint32_t op : t.ops) {
 		const uint32_t arg = op & KernelTrace::kMask;
 		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
 		case KernelTrace::Create: m.create(arg, t.size[arg], t.domain[arg]); break;
 		case KernelTrace::Cs: {
 			const KernelCs &cs = t.cs[arg];
-			m.submit(t.relocs.data() + cs.first, cs.n, cs.scores,
-			         t.cs_us.size() == t.cs.size() ? t.cs_us[arg] : 0);
+			m.submit(t.relocs.data() + cs.first, cs.n, cs.scores, cs_us ? t.cs_us[arg] : 0);
 			break;
 		}
-		case KernelTrace::Cpu: m.cpu_map(arg); break;
+		case KernelTrace::Cpu: m.cpu_map(); break;
 		case KernelTrace::Destroy: m.destroy(arg); break;
-		case KernelTrace::Frame: m.frame(); break;
+		case KernelTrace::Frame:
+			m.frame();
+			m.step();
+			continue; // FRAME is not recorded (the thesis model has no frames)
 		}
+		m.record();
+		m.step();
 	}
-	return m.result();
+	return km.result();
 }
 
 } // namespace vramlab

@@ -188,6 +188,8 @@ public:
 private:
 	class Impl;
 	std::unique_ptr<Impl> p_;
+	// the replay loop drives Impl directly: one call per operation, not two
+	friend KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);
 };
 
 KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);

@@ -110,10 +110,21 @@ void Vram::resize(uint32_t t, uint64_t addr, uint64_t size)
 	resize_in(root_, n_[t].addr, addr, size);
 }
 
-uint32_t Vram::find_first(uint64_t b) const
+void Vram::resize_on(const std::vector<uint32_t> &path, uint64_t addr, uint64_t size)
 {
+	Node &x = n_[path.back()];
+	x.addr = addr;
+	x.size = size;
+	for (size_t i = path.size(); i--;)
+		pull(path[i]);
+}
+
+uint32_t Vram::find_first(uint64_t b, std::vector<uint32_t> &path) const
+{
+	path.clear();
 	uint32_t t = root_;
 	while (t != kNil) {
+		path.push_back(t);
 		const Node &x = n_[t];
 		if (x.l != kNil && n_[x.l].max > b)
 			t = x.l;
@@ -125,10 +136,12 @@ uint32_t Vram::find_first(uint64_t b) const
 	return kNil;
 }
 
-uint32_t Vram::find_last(uint64_t b) const
+uint32_t Vram::find_last(uint64_t b, std::vector<uint32_t> &path) const
 {
+	path.clear();
 	uint32_t t = root_;
 	while (t != kNil) {
+		path.push_back(t);
 		const Node &x = n_[t];
 		if (x.r != kNil && n_[x.r].max > b)
 			t = x.r;
@@ -140,55 +153,65 @@ uint32_t Vram::find_last(uint64_t b) const
 	return kNil;
 }
 
-uint32_t Vram::pred(uint64_t addr) const
+uint32_t Vram::pred(uint64_t addr, std::vector<uint32_t> &path) const
 {
+	path.clear();
 	uint32_t t = root_, best = kNil;
+	size_t depth = 0; // the path up to best
 	while (t != kNil) {
+		path.push_back(t);
 		if (n_[t].addr < addr) {
 			best = t;
+			depth = path.size();
 			t = n_[t].r;
 		} else {
 			t = n_[t].l;
 		}
 	}
+	path.resize(depth);
 	return best;
 }
 
-uint32_t Vram::find(uint64_t addr) const
+uint32_t Vram::find(uint64_t addr, std::vector<uint32_t> &path) const
 {
+	path.clear();
 	uint32_t t = root_;
-	while (t != kNil && n_[t].addr != addr)
+	while (t != kNil) {
+		path.push_back(t);
+		if (n_[t].addr == addr)
+			return t;
 		t = addr < n_[t].addr ? n_[t].l : n_[t].r;
-	return t;
+	}
+	return kNil;
 }
 
 uint64_t Vram::place(uint64_t b, bool top_down)
 {
-	const uint32_t t = top_down ? find_last(b) : find_first(b);
+	const uint32_t t = top_down ? find_last(b, path_a_) : find_first(b, path_a_);
 	const uint64_t haddr = n_[t].addr, hsize = n_[t].size;
 	free_ -= b;
 	if (top_down) {
-		resize(t, haddr, hsize - b);
+		resize_on(path_a_, haddr, hsize - b);
 		return haddr + hsize - b;
 	}
-	resize(t, haddr + b, hsize - b);
+	resize_on(path_a_, haddr + b, hsize - b);
 	return haddr;
 }
 
 void Vram::release(uint64_t addr, uint64_t b)
 {
 	free_ += b;
-	const uint32_t p = pred(addr);
+	const uint32_t p = pred(addr, path_a_);
 	const bool join_prev = p != kNil && n_[p].addr + n_[p].size == addr;
-	const uint32_t s = find(addr + b);
+	const uint32_t s = find(addr + b, path_b_);
 	if (join_prev && s != kNil) {
 		const uint64_t grow = b + n_[s].size;
-		erase(addr + b);
+		erase(addr + b); // the tree changes: p is found again
 		resize(p, n_[p].addr, n_[p].size + grow);
 	} else if (join_prev) {
-		resize(p, n_[p].addr, n_[p].size + b);
+		resize_on(path_a_, n_[p].addr, n_[p].size + b);
 	} else if (s != kNil) {
-		resize(s, addr, n_[s].size + b);
+		resize_on(path_b_, addr, n_[s].size + b);
 	} else {
 		insert(addr, b);
 	}

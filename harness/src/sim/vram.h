@@ -40,16 +40,21 @@ private:
 	void pull(uint32_t t) const;
 	void split(uint32_t t, uint64_t key, uint32_t &a, uint32_t &b); // a: < key, b: >= key
 	uint32_t merge(uint32_t a, uint32_t b);
-	uint32_t find_first(uint64_t b) const;
-	uint32_t find_last(uint64_t b) const;
+	// The searches record the nodes they pass through in `path` (root first, the found node
+	// last), so that a hole changed in place is fixed up along it, not found again.
+	uint32_t find_first(uint64_t b, std::vector<uint32_t> &path) const;
+	uint32_t find_last(uint64_t b, std::vector<uint32_t> &path) const;
 	void resize(uint32_t t, uint64_t addr, uint64_t size); // same order position
+	// the same, t being the last node of `path`: the maxima are pulled up along it
+	void resize_on(const std::vector<uint32_t> &path, uint64_t addr, uint64_t size);
 	bool resize_in(uint32_t t, uint64_t key, uint64_t addr, uint64_t size);
-	uint32_t pred(uint64_t addr) const; // hole with the largest address < addr
-	uint32_t find(uint64_t addr) const;
+	uint32_t pred(uint64_t addr, std::vector<uint32_t> &path) const; // largest address < addr
+	uint32_t find(uint64_t addr, std::vector<uint32_t> &path) const;
 	void erase(uint64_t addr);
 	void insert(uint64_t addr, uint64_t size);
 
 	mutable std::vector<Node> n_;
+	std::vector<uint32_t> path_a_, path_b_; // scratch for the searches' paths
 	std::vector<uint32_t> free_nodes_;
 	uint32_t root_ = kNil;
 	uint32_t count_ = 0;
