@@ -548,12 +548,13 @@ void run_decide(const DecideArgs &a)
 		// test; pinned BOs leave the manager's size as it is): at a size that holds the
 		// trace's largest BO a fit policy's runs are its twin's without the rule, where the
 		// table has one (fit and lru, 6.14:fit and 6.14:lru)
+		const bool every = a.every_board; // replay what the rules below would copy
 		uint64_t max_pages = 0;
 		for (uint64_t b : kt.size)
 			max_pages = std::max(max_pages, (b + 4095) / 4096);
 		auto fit_twin = [&](size_t p, size_t s) -> size_t {
 			const KernelPolicy &a = *choices[p].policy;
-			if (!a.fit || max_pages > (tsz[s] << 20) / 4096)
+			if (!a.fit || max_pages > (tsz[s] << 20) / 4096 || every)
 				return p;
 			for (size_t q = 0; q < P; q++) {
 				const KernelPolicy &b = *choices[q].policy;
@@ -579,7 +580,7 @@ void run_decide(const DecideArgs &a)
 		std::vector<size_t> rep(P);
 		for (size_t p = 0; p < P; p++) {
 			rep[p] = p;
-			if (run_as[p] != p || !evicts_only(*choices[p].policy))
+			if (run_as[p] != p || !evicts_only(*choices[p].policy) || every)
 				continue;
 			for (size_t q = 0; q < P && rep[p] == p; q++)
 				if (run_as[q] == q && !evicts_only(*choices[q].policy) &&

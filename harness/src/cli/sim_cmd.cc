@@ -629,8 +629,10 @@ void add_decide_command(CLI::App &app)
 	    ->check(CLI::Range(1u, 256u));
 	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
 	c->add_flag("--quiet", d.quiet, "no progress line");
-	c->add_flag("--every-board", d.every_board, "replay every board, also one that pins what "
-	                                            "another pins at that size (a check: the same "
+	c->add_flag("--every-board", d.every_board, "replay every run the table would copy: a "
+	                                            "board that pins what another pins at that "
+	                                            "size, a fit or eviction rule whose stock "
+	                                            "twin's run is its run (a check: the same "
 	                                            "figures, more replays)");
 	c->add_flag("--mpi", d.mpi, "spread the traces over MPI processes (mpirun -np N); rank 0 "
 	                            "writes the results");
