@@ -40,7 +40,7 @@ FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
 .PHONY: all deps build demo corpus decide decide-all train train-eval report check test test-harness test-asan test-fuzz test-mesa \
-	test-libdrm test-kernel test-vradeon bench clean
+	test-libdrm test-kernel test-vradeon bench bench-decide clean
 
 all: build
 
@@ -179,8 +179,19 @@ decide-all: build
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# Speed (issue 49, docs/models.md "Speed"): the models' replays (Google Benchmark, the
+# eviction-heavy kernel set first), then the thesis model against the thesis's own simulator
+# when THESIS_TRAINER names its built trainer (github.com/clbr/hotbos, src/trainer).
+# bench-decide times the full screening table at 16 boards (wall time and peak RSS).
+THESIS_TRAINER ?=
 bench: build
 	$(BUILD)/vramlab_bench --benchmark_min_time=1
+	@if [ -n "$(THESIS_TRAINER)" ]; then harness/bench/thesis-vs-hotbos.sh '$(THESIS_TRAINER)' $(VRAMLAB); \
+	else echo "bench: THESIS_TRAINER=/path/to/hotbos/src/trainer adds the thesis-model ratio"; fi
+
+bench-decide: build
+	/usr/bin/time -f "decide-all at 16 boards: %e s wall, %M KiB peak RSS" \
+		$(MAKE) decide-all DECIDE_ALL_ENSEMBLE=16
 
 test-harness: check
 
