@@ -136,10 +136,8 @@ TEST(KernelModel, SixFourteenValidatesDuplicateEntries)
 	EXPECT_EQ(differ(b.run(1024), b.run(1024, 0, false, Stock::V6_14_Fixed)), "");
 }
 
-// The fixes are 6.12's order again: on every trace of the repository (games cut from the
-// thesis's corpus, the live programs), at sizes with pressure, every counter and the placement
-// digest.
-TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
+// Every trace of the repository: games cut from the thesis's corpus, the live programs.
+std::vector<std::string> repository_traces()
 {
 	namespace fs = std::filesystem;
 	const fs::path root = fs::path(VRAMLAB_SOURCE_DIR) / "..";
@@ -148,6 +146,15 @@ TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
 		for (const auto &e : fs::directory_iterator(root / dir))
 			if (e.path().extension() == ".bin" || e.path().extension() == ".vrl")
 				paths.push_back(e.path().string());
+	return paths;
+}
+
+// The fixes are 6.12's order again: on every trace of the repository (games cut from the
+// thesis's corpus, the live programs), at sizes with pressure, every counter and the placement
+// digest.
+TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
+{
+	const std::vector<std::string> paths = repository_traces();
 	ASSERT_GE(paths.size(), 10u);
 	size_t differ_614 = 0, runs = 0;
 	for (const std::string &p : paths) {
@@ -591,13 +598,7 @@ namespace vramlab {
 // the rules do differ from lru where it did (else the test could not tell).
 TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 {
-	namespace fs = std::filesystem;
-	const fs::path root = fs::path(VRAMLAB_SOURCE_DIR) / "..";
-	std::vector<std::string> paths;
-	for (const char *dir : {"traces", "traces/live"})
-		for (const auto &e : fs::directory_iterator(root / dir))
-			if (e.path().extension() == ".bin" || e.path().extension() == ".vrl")
-				paths.push_back(e.path().string());
+	const std::vector<std::string> paths = repository_traces();
 	ASSERT_GE(paths.size(), 10u);
 	size_t same = 0, differ_under_pressure = 0;
 	for (const std::string &p : paths) {
