@@ -59,16 +59,15 @@ END {
 }' "$weights" >"$work/magic.h"
 cp "$work/magic.h" "$work/xono3_magic.h" # read at start by every mode
 
-best() { # COMMAND...: the best wall time of $runs runs, in seconds
-	local b="" t s e
+best() { # COMMAND...: the best wall time of $runs runs, in nanoseconds
+	local b=0 t s
 	for _ in $(seq "$runs"); do
-		s=$(date +%s.%N)
+		s=$(date +%s%N)
 		"$@" >/dev/null 2>&1 || { echo "$0: failed: $*" >&2; return 1; }
-		e=$(date +%s.%N)
-		t=$(echo "$e - $s" | bc -l)
-		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc -l)" = 1 ]; then b=$t; fi
+		t=$(($(date +%s%N) - s))
+		if [ "$b" -eq 0 ] || [ "$t" -lt "$b" ]; then b=$t; fi
 	done
-	printf '%.3f' "$b"
+	echo "$b"
 }
 
 echo "traces: ${traces[*]##*/}; 9 sizes (64-4096 MiB); min-max at 512 KiB + $(basename "$weights"); one core (cpu $cpu), best of $runs" >&2
@@ -76,5 +75,6 @@ th=$(cd "$work" && OMP_NUM_THREADS=1 best taskset -c "$cpu" "$trainer" -b)
 vl=$(VRAMLAB_TRACE_CACHE=0 best taskset -c "$cpu" "$vramlab" sim --model thesis \
 	--policies minmax+score --threshold 512K --weights "$weights" --threads 1 --quiet \
 	--vram 64,128,256,384,512,1024,1536,2048,4096 "${traces[@]}")
-printf 'thesis trainer -b: %s s\nvramlab sim:       %s s\nratio:             %.2fx\n' \
-	"$th" "$vl" "$(echo "$th / $vl" | bc -l)"
+awk -v th="$th" -v vl="$vl" 'BEGIN {
+	printf "thesis trainer -b: %.3f s\nvramlab sim:       %.3f s\nratio:             %.2fx\n", th / 1e9, vl / 1e9, th / vl
+}'

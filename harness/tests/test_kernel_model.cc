@@ -600,13 +600,14 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 {
 	const std::vector<std::string> paths = repository_traces();
 	ASSERT_GE(paths.size(), 10u);
-	size_t same = 0, differ_under_pressure = 0;
+	size_t same = 0, differ_under_pressure = 0, fit_same = 0;
 	for (const std::string &p : paths) {
 		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
-		for (uint64_t mib : {8, 32, 256}) {
-			KernelConfig base;
+		for (uint64_t mib : {2, 8, 32, 256}) { // 2 MiB: BOs larger than VRAM
+			KernelConfig base; // stock lru (a default KernelConfig has the fit rule on)
 			base.vram = mib << 20;
 			base.per_frame = true;
+			apply_choice(kernel_choice("lru", 0), base);
 			const KernelResult a = simulate_kernel(t, base);
 			for (const char *rule : {"fit", "window", "key", "prio", "guard", "window-idle+guard",
 			                         "window-weigh", "window-oracle+admit"}) {
@@ -624,6 +625,11 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 					                              return x.bytes == y.bytes && x.moves == y.moves &&
 					                                     x.gtt_access_bytes == y.gtt_access_bytes;
 				                              });
+				// the fit rule acts only for a BO larger than VRAM
+				if (kernel_choice(rule, 0).policy->fit_only() && a.evict_allocs_too_big == 0) {
+					EXPECT_TRUE(equal) << p << " at " << mib << " MiB with " << rule;
+					fit_same += a.evict_allocs != 0;
+				}
 				if (a.evict_allocs == 0) {
 					EXPECT_TRUE(equal) << p << " at " << mib << " MiB with " << rule;
 					EXPECT_EQ(b.evict_allocs, 0u) << p << " at " << mib << " MiB with " << rule;
@@ -636,6 +642,7 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 	}
 	EXPECT_GT(same, 0u);
 	EXPECT_GT(differ_under_pressure, 0u);
+	EXPECT_GT(fit_same, 0u); // runs that evict, where only the too-big count copies fit
 }
 
 } // namespace vramlab

@@ -49,7 +49,8 @@ struct Frame3 {
 
 struct Fig { // one (trace, VRAM size, policy, variation) run
 	uint64_t moved = 0, moves = 0, gtt_bytes = 0, evictions = 0;
-	uint64_t evict_allocs = 0; // KernelResult's: 0 = its eviction twins are this run
+	uint64_t evict_allocs = 0, evict_allocs_too_big = 0; // KernelResult's: whether its
+	                                                      // eviction twins are this run
 	std::vector<Frame3> frames; // live traces only
 };
 
@@ -544,52 +545,29 @@ void run_decide(const DecideArgs &a)
 		for (size_t p = 0; p < P; p++) // a key policy's placement may itself be a twin's
 			while (run_as[run_as[p]] != run_as[p])
 				run_as[p] = run_as[run_as[p]];
-		// The fit rule differs from stock only for a BO larger than VRAM (evict_alloc()'s first
-		// test; pinned BOs leave the manager's size as it is): at a size that holds the
-		// trace's largest BO a fit policy's runs are its twin's without the rule, where the
-		// table has one (fit and lru, 6.14:fit and 6.14:lru)
-		const bool every = a.every_board; // replay what the rules below would copy
-		uint64_t max_pages = 0;
-		for (uint64_t b : kt.size)
-			max_pages = std::max(max_pages, (b + 4095) / 4096);
-		auto fit_twin = [&](size_t p, size_t s) -> size_t {
-			const KernelPolicy &a = *choices[p].policy;
-			if (!a.fit || max_pages > (tsz[s] << 20) / 4096 || every)
-				return p;
-			for (size_t q = 0; q < P; q++) {
-				const KernelPolicy &b = *choices[q].policy;
-				if (run_as[q] == q && !b.fit && choices[q].stock == choices[p].stock &&
-				    choices[q].topdown_kib == choices[p].topdown_kib && source[q] == source[p] &&
-				    a.topdown == b.topdown && a.key == b.key && a.scan == b.scan &&
-				    a.budget == b.budget && a.prio == b.prio && a.weigh == b.weigh &&
-				    a.ends == b.ends && a.idle == b.idle && a.oracle == b.oracle &&
-				    a.admit == b.admit && a.guard == b.guard)
-					return q;
-			}
-			return p;
-		};
 		// Every eviction rule acts in ttm_bo_evict_alloc() and nowhere else (fit, window
-		// eviction and its variants, key and priority order, the thrash guard, the oracles):
-		// where the run of the same kernel and placement with stock eviction never got there,
-		// a rule's run is that run. The representative runs first; its twins are replayed
-		// only on the boards and sizes where it evicted.
-		auto evicts_only = [](const KernelPolicy &k) {
-			return k.key || k.prio || k.fit || k.scan || k.weigh || k.ends || k.idle ||
-			       k.oracle || k.admit || k.guard;
-		};
+		// eviction and its variants, key and priority order, the thrash guard, the oracles),
+		// and the fit rule only for a BO larger than VRAM: where the run of the same kernel,
+		// placement and threshold with stock eviction never got there, a rule's run is that
+		// run. The representative runs first; its twins are replayed only on the boards and
+		// sizes where it did (--every-board replays them all).
 		std::vector<size_t> rep(P);
 		for (size_t p = 0; p < P; p++) {
 			rep[p] = p;
-			if (run_as[p] != p || !evicts_only(*choices[p].policy) || every)
+			if (run_as[p] != p || !choices[p].policy->eviction_rule() || a.every_board)
 				continue;
 			for (size_t q = 0; q < P && rep[p] == p; q++)
-				if (run_as[q] == q && !evicts_only(*choices[q].policy) &&
+				if (run_as[q] == q && !choices[q].policy->eviction_rule() &&
 				    choices[q].stock == choices[p].stock &&
 				    choices[q].topdown_kib == choices[p].topdown_kib &&
 				    choices[q].policy->topdown == choices[p].policy->topdown &&
 				    choices[q].policy->budget == choices[p].policy->budget)
 					rep[p] = q;
 		}
+		auto twin_replays = [&](size_t p, const Fig &r) {
+			return choices[p].policy->fit_only() ? r.evict_allocs_too_big != 0
+			                                     : r.evict_allocs != 0;
+		};
 		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
 			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
@@ -622,7 +600,7 @@ void run_decide(const DecideArgs &a)
 					                          : std::find_if(boards.begin(), boards.end(),
 					                                         [&](const auto &b) { return b.first == pin; });
 					for (size_t p = 0; p < P; p++)
-						if (run_as[p] != p || fit_twin(p, s) != p)
+						if (run_as[p] != p)
 							continue;
 						else if (same != boards.end())
 							plans[pi].copies.push_back({s, p, v, same->second});
@@ -676,6 +654,7 @@ void run_decide(const DecideArgs &a)
 					f.gtt_bytes = r.gtt_access_bytes;
 					f.evictions = r.evictions();
 					f.evict_allocs = r.evict_allocs;
+					f.evict_allocs_too_big = r.evict_allocs_too_big;
 					// per_frame[0] is before the first FRAME: frame n ends at FRAME n
 					for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
 						f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
@@ -696,7 +675,7 @@ void run_decide(const DecideArgs &a)
 			if (err.empty()) {
 				tasks.clear();
 				for (const Task &k : twins)
-					if (const Fig &r = figs[at(ti, k.s, rep[k.p], k.v)]; r.evict_allocs)
+					if (const Fig &r = figs[at(ti, k.s, rep[k.p], k.v)]; twin_replays(k.p, r))
 						tasks.push_back(k);
 					else
 						figs[at(ti, k.s, k.p, k.v)] = r;
@@ -709,11 +688,6 @@ void run_decide(const DecideArgs &a)
 			for (const Copy &k : plans[pi].copies)
 				figs[at(ti, k.s, k.p, k.v)] = figs[at(ti, k.s, k.p, k.from_v)];
 		}
-		for (size_t p = 0; p < P; p++) // before run_as: a key policy's placement may be fit
-			for (size_t s = 0; s < tsz.size(); s++)
-				if (const size_t q = run_as[p] == p ? fit_twin(p, s) : p; q != p)
-					for (size_t v = 0; v < V; v++)
-						figs[at(ti, s, p, v)] = figs[at(ti, s, q, v)];
 		for (size_t p = 0; p < P; p++)
 			if (run_as[p] != p)
 				for (size_t s = 0; s < tsz.size(); s++)
@@ -1027,9 +1001,9 @@ void run_decide(const DecideArgs &a)
 	std::fprintf(stderr, "%llu replays of %zu runs ((%zu traces x %zu sizes + %zu live x %zu) x "
 	                     "%zu policies x %zu variations; the others are the same run: a key "
 	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
-	                     "one without duplicate relocations 6.12's, a fit policy at a size that "
-	                     "holds every BO its twin's without the fit rule, an eviction rule where "
-	                     "stock eviction on the same kernel and placement never evicted that run, "
+	                     "one without duplicate relocations 6.12's, an eviction rule where stock "
+	                     "eviction on the same kernel and placement never reached what the rule "
+	                     "changes (the fit rule: a BO larger than VRAM) that run, "
 	                     "a board that pins what another pins at that size that board's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",

@@ -63,12 +63,14 @@ std::vector<uint64_t> vram_list(const std::string &s, const char *option)
 // The kernel model's sizes: its drm_mm keeps flat per-page tables (kmodel/drm_mm.h)
 std::vector<uint64_t> kernel_vram_list(const std::string &s, const char *option)
 {
+	constexpr uint64_t max_mib = DrmMm::kMaxPages * 4096 >> 20; // 4 KiB pages
 	std::vector<uint64_t> out = vram_list(s, option);
 	for (uint64_t mib : out)
-		if (mib > (DrmMm::kMaxPages >> 8))
+		if (mib > max_mib)
 			throw CLI::ValidationError(option, std::to_string(mib) +
-			                                       " MiB: the kernel model's VRAM is at most "
-			                                       "16384 MiB (radeon's largest boards have 6 GiB)");
+			                                       " MiB: the kernel model's VRAM is at most " +
+			                                       std::to_string(max_mib) +
+			                                       " MiB (radeon's largest boards have 6 GiB)");
 	return out;
 }
 

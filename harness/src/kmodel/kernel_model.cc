@@ -227,9 +227,12 @@ private:
 	bool evict_alloc(uint32_t id)
 	{
 		r_.evict_allocs++;
-		if (!c_.flush_for_impossible && bo_[id].pages > mm_.size()) {
-			r_.impossible_noevict++;
-			return false;
+		if (bo_[id].pages > mm_.size()) {
+			r_.evict_allocs_too_big++;
+			if (!c_.flush_for_impossible) {
+				r_.impossible_noevict++;
+				return false;
+			}
 		}
 		if (c_.guard)
 			guard_.expire(now_us_);

@@ -138,9 +138,10 @@ struct KernelResult {
 	uint64_t windows = 0, window_fallbacks = 0, window_nofit = 0, window_saved_pages = 0,
 	         window_cold = 0;
 	uint64_t impossible_noevict = 0;   // allocations too large for VRAM, refused without eviction
-	// ttm_bo_evict_alloc() calls: every eviction rule (fit, window, keys, guard, oracle) acts
-	// there and nowhere else, so runs that never get there are the same run (decide copies them)
-	uint64_t evict_allocs = 0;
+	// ttm_bo_evict_alloc() calls, and those for a BO larger than VRAM: every eviction rule
+	// (fit, window, keys, guard, oracle) acts there and nowhere else, and the fit rule only on
+	// the second kind, so runs that never get there are the same run (decide copies them)
+	uint64_t evict_allocs = 0, evict_allocs_too_big = 0;
 	uint64_t window_idle = 0;          // windows the idle-only scan found (idle_ms)
 	uint64_t admit_bypasses = 0;       // BOs clairvoyant admission left in GTT
 	uint64_t guards = 0, guard_refusals = 0; // BOs the thrash guard kept; cap reached
@@ -209,6 +210,15 @@ struct KernelPolicy {
 	bool admit = false;  // ... and clairvoyant admission
 	bool guard = false;  // the thrash guard (thrash_guard.h)
 	bool scored() const { return key || prio; } // eviction order uses the scores
+	// Acts only in ttm_bo_evict_alloc() (the model's evict_alloc()): the rule's runs are its
+	// stock twin's wherever that run never got there (KernelResult::evict_allocs); the fit
+	// rule alone acts there only for a BO larger than VRAM (evict_allocs_too_big)
+	bool eviction_rule() const { return fit || beyond_fit(); }
+	bool fit_only() const { return fit && !beyond_fit(); }
+	bool beyond_fit() const
+	{
+		return key || prio || scan || weigh || ends || idle || oracle || admit || guard;
+	}
 };
 const std::vector<KernelPolicy> &kernel_policies();
 const KernelPolicy &find_kernel_policy(const std::string &name); // std::invalid_argument
