@@ -65,15 +65,19 @@ const KernelTrace &ktrace(const std::string &name)
 // Entries as the thesis model counts them: creates, destroys, CPU maps and buffer uses.  Traces
 // read as the decision table reads them (dead ids repaired: penumbra1 at 64 MiB evicts 8x more
 // than when they are skipped).
-void BM_Kernel(benchmark::State &state, const std::string &policy, const std::string &name)
+// kernel/: one run as `sim` makes it (radeon's lists prepared inside); kernel-run/: the run
+// alone, its lists prepared once for all its runs as decide prepares them.
+void BM_Kernel(benchmark::State &state, const std::string &policy, const std::string &name,
+               bool prepared)
 {
 	const KernelTrace &t = ktrace(name);
 	KernelConfig c;
 	c.vram = uint64_t(state.range(0)) << 20;
 	apply_choice(kernel_choice(policy, 512), c);
+	const Submissions subs = prepared ? prepare_submissions(t) : Submissions{};
 	uint64_t evictions = 0;
 	for (auto _ : state)
-		evictions = simulate_kernel(t, c).evictions();
+		evictions = (prepared ? simulate_kernel(t, subs, c) : simulate_kernel(t, c)).evictions();
 	state.SetItemsProcessed(int64_t(state.iterations() * (t.ops.size() - t.cs.size() + t.relocs.size())));
 	state.counters["evictions"] = double(evictions);
 }
@@ -124,13 +128,21 @@ int main(int argc, char **argv)
 	// the submission-bound lugaru1 and 256 MiB, where few BOs move.
 	for (const char *name : {"penumbra1.bin", "nexuiz1.bin", "lugaru1.bin"})
 		for (const char *pname : {"lru", "fit", "window", "minmax+key", "prio", "window+budget"})
-			benchmark::RegisterBenchmark(
-			    (std::string("kernel/") + pname + "/" + name).c_str(),
-			    [=](benchmark::State &s) { BM_Kernel(s, pname, name); })
-			    ->Arg(64)
-			    ->Arg(128)
-			    ->Arg(256)
-			    ->Unit(benchmark::kMillisecond);
+			for (bool prepared : {false, true})
+				benchmark::RegisterBenchmark(
+				    (std::string(prepared ? "kernel-run/" : "kernel/") + pname + "/" + name)
+				            .c_str(),
+				    [=](benchmark::State &s) { BM_Kernel(s, pname, name, prepared); })
+				    ->Arg(64)
+				    ->Arg(128)
+				    ->Arg(256)
+				    ->Unit(benchmark::kMillisecond);
+	benchmark::RegisterBenchmark("kernel-prepare/penumbra1.bin", [](benchmark::State &s) {
+		const KernelTrace &t = ktrace("penumbra1.bin");
+		for (auto _ : s)
+			benchmark::DoNotOptimize(prepare_submissions(t).tail.size());
+		s.SetItemsProcessed(int64_t(s.iterations() * t.relocs.size()));
+	})->Unit(benchmark::kMillisecond);
 	benchmark::RegisterBenchmark("replay/belady/nederland1.bin", [](benchmark::State &s) {
 		BM_Replay(s, "belady", "nederland1.bin");
 	})->Arg(64)->Unit(benchmark::kMillisecond);

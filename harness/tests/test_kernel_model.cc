@@ -177,6 +177,41 @@ TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
 	EXPECT_GT(differ_614, runs / 2) << differ_614 << " of " << runs << " runs under pressure";
 }
 
+// decide prepares radeon's lists once per trace and grouping (prepare_submissions()): every
+// run from them must be the run that builds each list itself, on both kernels' paths, with
+// key order, priorities, window eviction and the budget, under pressure and without.
+TEST(KernelModel, PreparedListsGiveTheSameRunOnEveryTrace)
+{
+	const std::vector<std::string> paths = repository_traces();
+	ASSERT_GE(paths.size(), 10u);
+	size_t dup_lists = 0, sorted_lists = 0;
+	for (const std::string &p : paths) {
+		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
+		const Submissions s = prepare_submissions(t);
+		for (size_t k = 0; k < t.cs.size(); k++) {
+			dup_lists += s.cs[k].head < t.cs[k].n;
+			for (uint32_t i = 0; i < t.cs[k].n; i++)
+				sorted_lists += s.list[t.cs[k].first + i].pos != i;
+		}
+		for (const char *policy : {"lru", "6.14:lru", "6.14+fix:lru", "minmax+key", "prio", "window",
+		                           "window+budget"})
+			for (uint64_t mib : {8, 64}) {
+				KernelConfig c;
+				c.vram = mib << 20;
+				apply_choice(kernel_choice(policy, 512), c);
+				EXPECT_EQ(differ(simulate_kernel(t, c), simulate_kernel(t, s, c)), "")
+				        << p << " " << policy << " at " << mib << " MiB";
+			}
+	}
+	// the corpus has lists that name a BO twice and lists the priorities reorder
+	EXPECT_GT(dup_lists, 0u);
+	EXPECT_GT(sorted_lists, 0u);
+	// and a trace's lists are refused for another trace
+	const KernelTrace a = load_kernel_trace(paths[0], {OnDestroyed::Repair, OnImpossible::Keep});
+	const KernelTrace b = load_kernel_trace(paths[1], {OnDestroyed::Repair, OnImpossible::Keep});
+	EXPECT_THROW(simulate_kernel(a, prepare_submissions(b), KernelConfig{}), std::logic_error);
+}
+
 TEST(KernelModel, ABufferLargerThanVramEvictsEverythingOnStockAndNothingWithTheSeries)
 {
 	Builder b;

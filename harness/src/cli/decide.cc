@@ -628,6 +628,9 @@ void run_decide(const DecideArgs &a)
 			}
 			const KernelTrace oracle_kt =
 			        any_oracle ? with_oracle_scores(kp, a.config.window) : KernelTrace{};
+			// radeon's lists, once for every run of this grouping (the scored copies differ
+			// in their scores only)
+			const Submissions subs = prepare_submissions(kp);
 			// the representatives (and what has none) first, then what their runs leave
 			std::vector<Task> first, twins;
 			for (const Task &k : plans[pi].tasks)
@@ -648,7 +651,7 @@ void run_decide(const DecideArgs &a)
 					        source[k.p] == ScoreSource::Net      ? scored[k.s]
 					        : source[k.p] == ScoreSource::Oracle ? oracle_kt
 					                                             : kp,
-					        c);
+					        subs, c);
 					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
 					f.moves = r.moves();
 					f.gtt_bytes = r.gtt_access_bytes;

@@ -34,9 +34,82 @@ struct Bo {
 	uint8_t priority = kTtmPriorities - 1; // bo->priority (the variant)
 };
 
-struct Entry { // one radeon_bo_list entry
-	uint32_t id, priority, score, pos;
-	uint8_t preferred, allowed;
+// One submission's list as radeon builds it (Submissions). seen[id] == mark: the BO is
+// already on this list (each list gets a mark no earlier one had).
+class ListBuilder {
+public:
+	// Fills out[0 .. n) in list order and appends the reserved BOs to `tail` in tail-move
+	// order; returns how many there are. cpu: a relocation asks for the CPU domain.
+	template <class PagesOf>
+	uint32_t build(const CsReloc *relocs, uint32_t n, Submissions::Entry *out, PagesOf pages_of,
+	               uint32_t *seen, uint32_t mark, std::vector<uint32_t> &tail, bool &cpu)
+	{
+		prio_.resize(n);
+		bool in_order = true; // most lists are (one priority, or few buffers)
+		for (uint32_t i = 0; i < n; i++) {
+			const CsReloc &rl = relocs[i];
+			const uint8_t domain = rl.write_domain ? rl.write_domain : rl.read_domains;
+			cpu |= (domain & DomainCpu) != 0;
+			prio_[i] = uint8_t(std::min<uint32_t>(rl.prio * 2u + (rl.write_domain ? 1 : 0),
+			                                      kMaxPriority));
+			in_order &= i == 0 || prio_[i - 1] >= prio_[i];
+			out[i] = {rl.id, i, domain,
+			          uint8_t(domain == DomainVram ? (DomainVram | DomainGtt) : domain), false};
+		}
+		// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
+		if (!in_order) {
+			uint32_t start[kMaxPriority + 2] = {};
+			for (uint32_t i = 0; i < n; i++)
+				start[kMaxPriority - prio_[i] + 1]++;
+			for (uint32_t p = 1; p <= kMaxPriority + 1; p++)
+				start[p] += start[p - 1];
+			tmp_.resize(n);
+			for (uint32_t i = 0; i < n; i++)
+				tmp_[start[kMaxPriority - prio_[out[i].pos]]++] = out[i];
+			std::copy(tmp_.begin(), tmp_.end(), out);
+		}
+		// ttm_eu_reserve_buffers(): the later entries of a BO are the duplicates; the tail
+		// moves are radeon_cs_parser_fini()'s list_sort() over the others, smallest first,
+		// stable: (pages, position) words sort without allocating
+		key_.clear();
+		bool sorted = true;
+		for (uint32_t i = 0; i < n; i++) {
+			Submissions::Entry &e = out[i];
+			if (seen[e.id] == mark) {
+				e.dup = true;
+				continue;
+			}
+			seen[e.id] = mark;
+			key_.push_back(pages_of(e.id) << 20 | key_.size());
+			sorted &= key_.size() == 1 || key_[key_.size() - 2] < key_.back();
+		}
+		if (!sorted) { // the keys are distinct: any sort gives the stable order
+			if (key_.size() <= 32) { // a submission's usual few BOs
+				for (size_t i = 1; i < key_.size(); i++) {
+					const uint64_t k = key_[i];
+					size_t j = i;
+					for (; j && key_[j - 1] > k; j--)
+						key_[j] = key_[j - 1];
+					key_[j] = k;
+				}
+			} else {
+				std::sort(key_.begin(), key_.end());
+			}
+		}
+		head_.clear();
+		for (uint32_t i = 0; i < n; i++)
+			if (!out[i].dup)
+				head_.push_back(out[i].id);
+		for (uint64_t k : key_)
+			tail.push_back(head_[k & 0xfffff]);
+		return uint32_t(key_.size());
+	}
+
+private:
+	std::vector<uint8_t> prio_;
+	std::vector<Submissions::Entry> tmp_;
+	std::vector<uint64_t> key_;
+	std::vector<uint32_t> head_;
 };
 
 } // namespace
@@ -487,65 +560,89 @@ public:
 		r_.destroys++;
 	}
 
-	// radeon_cs_parser_relocs() + radeon_bo_list_validate() + radeon_cs_parser_fini()
+	// radeon_cs_ioctl() from a live program: radeon_cs_parser_relocs() looks each handle up,
+	// then the list is built as prepare_submissions() builds a trace's
 	void submit(const CsReloc *relocs, uint32_t n, bool scores, uint64_t time_us)
 	{
 		now_us_ = time_us;
-		entries_.clear();
-		if (c_.future) [[unlikely]] { // the clairvoyant rules: each named BO's next use after this one
-			const uint64_t base = relocs_seen_;
-			relocs_seen_ += n;
-			if (relocs_seen_ > c_.future->reloc_next.size())
-				throw std::logic_error("kernel model: more relocations than the future knows");
-			for (uint32_t i = 0; i < n; i++)
-				if (relocs[i].id < bo_.size())
-					next_use_[relocs[i].id] = c_.future->reloc_next[base + i];
-		}
-		bool in_order = true; // most lists are (one priority, or few buffers)
-		for (uint32_t i = 0; i < n; i++) {
-			const CsReloc &rl = relocs[i];
-			if (rl.id >= bo_.size() || bo_[rl.id].mem == kNowhere) { // lookup fails: -ENOENT
+		note_future(relocs, n);
+		for (uint32_t i = 0; i < n; i++)
+			if (relocs[i].id >= bo_.size() || bo_[relocs[i].id].mem == kNowhere) { // -ENOENT
 				r_.cs_rejected++;
 				return;
 			}
-			const uint8_t domain = rl.write_domain ? rl.write_domain : rl.read_domains;
-			if (domain & DomainCpu) { // -EINVAL
+		list_.resize(n);
+		tail_ids_.clear();
+		if (++seen_mark_ == 0) { // wrapped: no stale mark may equal a new one
+			std::fill(seen_.begin(), seen_.end(), 0);
+			seen_mark_ = 1;
+		}
+		seen_.resize(bo_.size());
+		bool cpu = false;
+		const uint32_t head = builder_.build(
+		        relocs, n, list_.data(), [this](uint32_t id) { return bo_[id].pages; },
+		        seen_.data(), seen_mark_, tail_ids_, cpu);
+		if (cpu) { // -EINVAL
+			r_.cs_rejected++;
+			return;
+		}
+		run_list(list_.data(), n, tail_ids_.data(), head, relocs, scores);
+	}
+	// The same for submission k of a trace whose lists are prepared (simulate_kernel())
+	void submit(const Submissions &s, uint32_t k, const KernelCs &cs, const CsReloc *relocs,
+	            uint64_t time_us)
+	{
+		now_us_ = time_us;
+		note_future(relocs, cs.n);
+		const Submissions::Cs &pc = s.cs[k];
+		const Submissions::Entry *list = s.list.data() + cs.first;
+		if (pc.refused) { // -ENOENT or -EINVAL whatever the state
+			r_.cs_rejected++;
+			return;
+		}
+		for (uint32_t i = 0; i < cs.n; i++)
+			if (bo_[list[i].id].mem == kNowhere) { // -ENOENT
 				r_.cs_rejected++;
 				return;
 			}
-			Entry e;
-			e.id = rl.id;
-			e.priority = std::min<uint32_t>(rl.prio * 2u + (rl.write_domain ? 1 : 0), kMaxPriority);
-			e.score = scores ? rl.score : kScoreNeutral;
-			e.preferred = domain;
-			e.allowed = domain == DomainVram ? (DomainVram | DomainGtt) : domain;
-			in_order &= entries_.empty() || entries_.back().priority >= e.priority;
-			entries_.push_back(e);
-		}
-		// radeon_cs_buckets_get_list(): highest priority first, reloc order within one
-		if (!in_order)
-			bucket_sort(entries_);
-		// ttm_eu_reserve_buffers(): a BO named twice is reserved once; the later entries go to
-		// the duplicates list (only their score counts: radeon_bo_list_note_scores())
-		cs_no_++;
-		head_.clear();
-		dups_.clear();
-		for (const Entry &e : entries_) {
-			if (bo_[e.id].reserved_by == cs_no_)
-				dups_.push_back(e);
-			else {
-				bo_[e.id].reserved_by = cs_no_;
-				head_.push_back(e);
-			}
-		}
+		run_list(list, cs.n, s.tail.data() + pc.tail, pc.head, relocs, cs.scores);
+	}
+
+private:
+	// the clairvoyant rules: each named BO's next use after this one
+	void note_future(const CsReloc *relocs, uint32_t n)
+	{
+		if (!c_.future) [[likely]]
+			return;
+		const uint64_t base = relocs_seen_;
+		relocs_seen_ += n;
+		if (relocs_seen_ > c_.future->reloc_next.size())
+			throw std::logic_error("kernel model: more relocations than the future knows");
+		for (uint32_t i = 0; i < n; i++)
+			if (relocs[i].id < bo_.size())
+				next_use_[relocs[i].id] = c_.future->reloc_next[base + i];
+	}
+
+	// ttm_eu_reserve_buffers() + radeon_bo_list_validate() + radeon_cs_parser_fini() over a
+	// list whose BOs all exist; `tail` holds its `head` reserved BOs in tail-move order
+	void run_list(const Submissions::Entry *list, uint32_t n, const uint32_t *tail, uint32_t head,
+	              const CsReloc *relocs, bool scores)
+	{
+		cs_no_++; // a BO named twice is reserved once
+		for (uint32_t i = 0; i < n; i++)
+			if (!list[i].dup)
+				bo_[list[i].id].reserved_by = cs_no_;
 		// 6.12 validates the reserved list (duplicates went to their own list); 6.14-7.2's
 		// radeon_bo_list_validate() walks every entry, a BO named twice validated twice; the
 		// duplicate fix takes drm_exec's -EALREADY entries off the list again
-		const std::vector<Entry> &val = c_.stock == Stock::V6_14 ? entries_ : head_;
+		const bool dups_too = c_.stock == Stock::V6_14;
 		const uint64_t threshold = threshold_.threshold(used_ * kPage, now_us_);
 		bytes_moved_ = 0;
 		bool kept = false;
-		for (const Entry &e : val) {
+		for (uint32_t i = 0; i < n; i++) {
+			const Submissions::Entry &e = list[i];
+			if (e.dup && !dups_too)
+				continue;
 			uint8_t domain = e.preferred;
 			const uint8_t m = bo_[e.id].mem;
 			const uint8_t current = m == MemVram ? DomainVram : m == MemGtt ? DomainGtt : DomainCpu;
@@ -560,8 +657,9 @@ public:
 				// fixed or not: drm_exec_fini() only unlocks (cannot happen with an
 				// unbounded GTT)
 				if (c_.stock == Stock::V6_12)
-					for (const Entry &h : head_)
-						lru_tail(h.id);
+					for (uint32_t j = 0; j < n; j++)
+						if (!list[j].dup)
+							lru_tail(list[j].id);
 				cs_no_++;
 				r_.cs_rejected++;
 				return;
@@ -569,10 +667,17 @@ public:
 		}
 		r_.threshold_cs += kept;
 		threshold_.debit(bytes_moved_); // the budget: every byte this submission moved
-		// One pass: the scores (radeon_bo_list_note_scores()) and where the GPU finds each BO
-		for (uint32_t i = 0; i < head_.size(); i++) {
-			Bo &b = bo_[head_[i].id];
-			b.cs_score = head_[i].score;
+		// One pass: the scores (radeon_bo_list_note_scores(): a duplicate's counts too, and
+		// it follows its BO's first entry) and where the GPU finds each BO
+		for (uint32_t i = 0; i < n; i++) {
+			const Submissions::Entry &e = list[i];
+			Bo &b = bo_[e.id];
+			const uint32_t score = scores ? relocs[e.pos].score : kScoreNeutral;
+			if (e.dup) {
+				b.cs_score = std::max(b.cs_score, score);
+				continue;
+			}
+			b.cs_score = score;
 			b.used_us = now_us_;
 			if (b.mem == MemGtt) {
 				r_.gtt_accesses++;
@@ -583,70 +688,31 @@ public:
 				}
 			}
 		}
-		for (const Entry &e : dups_)
-			bo_[e.id].cs_score = std::max(bo_[e.id].cs_score, e.score);
 		// The tail moves: 6.12's ttm_eu_fence_buffer_objects() and the fixes' fence loop over
 		// the reserved list (duplicates taken off); stock 6.14-7.2 none (drm_exec_fini() only
 		// unlocks)
 		if (c_.stock != Stock::V6_14)
-			tail_moves(head_);
+			tail_moves(tail, head);
 		cs_no_++; // reservations dropped
 		r_.cs++;
 	}
 
-private:
-	// radeon_cs_parser_fini()'s list_sort() (smallest first, stable: (pages, position) words
-	// sort without allocating or touching a BO), then each BO's key or priority and its move
-	// to the LRU tail in that order
-	void tail_moves(const std::vector<Entry> &moved)
+	// Each reserved BO's key or priority, then its move to the LRU tail, in tail-move order
+	void tail_moves(const uint32_t *ids, uint32_t n)
 	{
-		size_key_.clear();
-		bool sorted = true;
-		for (uint32_t i = 0; i < moved.size(); i++) {
-			size_key_.push_back(bo_[moved[i].id].pages << 20 | i);
-			sorted &= i == 0 || size_key_[i - 1] < size_key_[i];
-		}
-		if (!sorted) { // the keys are distinct: any sort gives the stable order
-			if (size_key_.size() <= 32) { // a submission's usual few BOs
-				for (size_t i = 1; i < size_key_.size(); i++) {
-					const uint64_t k = size_key_[i];
-					size_t j = i;
-					for (; j && size_key_[j - 1] > k; j--)
-						size_key_[j] = size_key_[j - 1];
-					size_key_[j] = k;
-				}
-			} else {
-				std::sort(size_key_.begin(), size_key_.end());
-			}
-		}
-		auto id_at = [&](size_t i) { return moved[size_key_[i] & 0xfffff].id; };
 		if (c_.bo_score) {
 			stamp_++;
 			order_.advance(stamp_);
-			for (size_t i = 0; i < moved.size(); i++) {
-				Bo &b = bo_[id_at(i)];
+			for (uint32_t i = 0; i < n; i++) {
+				Bo &b = bo_[ids[i]];
 				b.evict_key = radeon_evict_key(stamp_, b.cs_score, c_.window);
 			}
 		}
 		if (c_.bo_priority)
-			for (size_t i = 0; i < moved.size(); i++)
-				bo_[id_at(i)].priority = uint8_t(radeon_bo_priority(bo_[id_at(i)].cs_score));
-		for (size_t i = 0; i < moved.size(); i++)
-			lru_tail(id_at(i));
-	}
-
-	// radeon_cs_buckets_get_list(): a counting sort, highest priority first, stable
-	void bucket_sort(std::vector<Entry> &v) // callers skip a list already in order
-	{
-		uint32_t start[kMaxPriority + 2] = {};
-		for (const Entry &e : v)
-			start[kMaxPriority - e.priority + 1]++;
-		for (uint32_t p = 1; p <= kMaxPriority + 1; p++)
-			start[p] += start[p - 1];
-		sort_tmp_.resize(v.size());
-		for (const Entry &e : v)
-			sort_tmp_[start[kMaxPriority - e.priority]++] = e;
-		v.swap(sort_tmp_);
+			for (uint32_t i = 0; i < n; i++)
+				bo_[ids[i]].priority = uint8_t(radeon_bo_priority(bo_[ids[i]].cs_score));
+		for (uint32_t i = 0; i < n; i++)
+			lru_tail(ids[i]);
 	}
 
 	void finish()
@@ -697,8 +763,11 @@ private:
 	DrmMm mm_;
 	std::vector<Bo> bo_;
 	EvictOrder order_;
-	std::vector<Entry> entries_, head_, dups_, sort_tmp_;
-	std::vector<uint64_t> size_key_;
+	// the live path's list (submit()): built per submission, `seen_` marks the BOs on it
+	ListBuilder builder_;
+	std::vector<Submissions::Entry> list_;
+	std::vector<uint32_t> tail_ids_, seen_;
+	uint32_t seen_mark_ = 0;
 	KernelResult r_;
 	uint64_t used_ = 0, stamp_ = kStampStart, cs_no_ = 0, bytes_moved_ = 0, ops_ = 0;
 	uint64_t timeline_ev_ = 0; // VRAM evictions at the last timeline operation
@@ -754,7 +823,40 @@ void KernelModel::frame()
 const KernelResult &KernelModel::result() { return p_->result(); }
 const KernelResult &KernelModel::running() { return p_->running(); }
 
-KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
+Submissions prepare_submissions(const KernelTrace &t)
+{
+	Submissions s;
+	s.relocs = t.relocs.size();
+	s.list.resize(t.relocs.size());
+	s.cs.resize(t.cs.size());
+	s.tail.reserve(t.relocs.size());
+	std::vector<uint32_t> seen(t.size.size(), 0); // the mark of CS k is k + 1
+	if (t.cs.size() >= UINT32_MAX)
+		throw std::logic_error("kernel model: too many submissions");
+	ListBuilder b;
+	for (size_t k = 0; k < t.cs.size(); k++) {
+		const KernelCs &cs = t.cs[k];
+		if (size_t(cs.first) + cs.n > t.relocs.size())
+			throw std::logic_error("kernel model: a submission past the relocations");
+		const CsReloc *relocs = t.relocs.data() + cs.first;
+		Submissions::Cs &c = s.cs[k];
+		c.tail = uint32_t(s.tail.size());
+		for (uint32_t i = 0; i < cs.n; i++)
+			c.refused |= relocs[i].id >= t.size.size(); // never created: -ENOENT
+		if (c.refused)
+			continue;
+		c.head = b.build(
+		        relocs, cs.n, s.list.data() + cs.first,
+		        [&t](uint32_t id) { return (t.size[id] + kPage - 1) / kPage; }, seen.data(),
+		        uint32_t(k + 1), s.tail, c.refused);
+	}
+	return s;
+}
+
+// The replay loop: what KernelModel's calls do, inlined, with each submission made by
+// submit(m, k, cs) (a list built in the run, or prepared for every run)
+template <class Submit>
+KernelResult replay_kernel(const KernelTrace &t, const KernelConfig &config, Submit submit)
 {
 	Future future;
 	KernelConfig c = config;
@@ -763,17 +865,12 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
 		c.future = &future;
 	}
 	KernelModel km(c, t.size.size());
-	KernelModel::Impl &m = *km.p_; // what KernelModel's calls do, inlined
-	const bool cs_us = t.cs_us.size() == t.cs.size();
+	KernelModel::Impl &m = *km.p_;
 	for (uint32_t op : t.ops) {
 		const uint32_t arg = op & KernelTrace::kMask;
 		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
 		case KernelTrace::Create: m.create(arg, t.size[arg], t.domain[arg]); break;
-		case KernelTrace::Cs: {
-			const KernelCs &cs = t.cs[arg];
-			m.submit(t.relocs.data() + cs.first, cs.n, cs.scores, cs_us ? t.cs_us[arg] : 0);
-			break;
-		}
+		case KernelTrace::Cs: submit(m, arg, t.cs[arg]); break;
 		case KernelTrace::Cpu: m.cpu_map(); break;
 		case KernelTrace::Destroy: m.destroy(arg); break;
 		case KernelTrace::Frame:
@@ -785,6 +882,24 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
 		m.step();
 	}
 	return km.result();
+}
+
+KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
+{
+	const bool cs_us = t.cs_us.size() == t.cs.size();
+	return replay_kernel(t, config, [&](auto &m, uint32_t k, const KernelCs &cs) {
+		m.submit(t.relocs.data() + cs.first, cs.n, cs.scores, cs_us ? t.cs_us[k] : 0);
+	});
+}
+
+KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const KernelConfig &config)
+{
+	if (s.cs.size() != t.cs.size() || s.relocs != t.relocs.size())
+		throw std::logic_error("kernel model: the prepared submissions are another trace's");
+	const bool cs_us = t.cs_us.size() == t.cs.size();
+	return replay_kernel(t, config, [&](auto &m, uint32_t k, const KernelCs &cs) {
+		m.submit(s, k, cs, t.relocs.data() + cs.first, cs_us ? t.cs_us[k] : 0);
+	});
 }
 
 } // namespace vramlab
