@@ -618,19 +618,44 @@ void run_decide(const DecideArgs &a)
 			KernelTrace regrouped;
 			if (kt.synthesized && per > 1)
 				regrouped = with_period(kt, per);
-			const KernelTrace &kp = kt.synthesized && per > 1 ? regrouped : kt;
-			// the network's scores for this grouping, per size (input 1 is the VRAM size)
-			std::vector<KernelTrace> scored;
+			const KernelTrace *kpp = kt.synthesized && per > 1 ? &regrouped : &kt;
+			// the network's inputs for this grouping (the trainer's form keeps a trace: the
+			// regrouped one moves in, the decoded one is copied and dropped)
+			TrainTrace tt;
 			if (net) {
-				const TrainTrace tt = prepare_train_trace(kp, 256ull << 20);
-				for (size_t s = 0; s < tsz.size(); s++)
-					scored.push_back(scored_trace(tt, mlp, tsz[s]));
+				if (kpp == &regrouped) {
+					tt = prepare_train_trace(std::move(regrouped), 256ull << 20);
+					kpp = &tt.kt;
+				} else {
+					tt = prepare_train_trace(kt, 256ull << 20);
+					tt.kt = KernelTrace{};
+				}
 			}
-			const KernelTrace oracle_kt =
-			        any_oracle ? with_oracle_scores(kp, a.config.window) : KernelTrace{};
-			// radeon's lists, once for every run of this grouping (the scored copies differ
-			// in their scores only)
-			const Submissions subs = prepare_submissions(kp);
+			const KernelTrace &kp = *kpp;
+			// Once for every run of this grouping, side by side: radeon's lists, the
+			// oracle's scores, the network's per size (input 1 is the VRAM size)
+			Submissions subs;
+			std::vector<uint32_t> oracle;
+			std::vector<std::vector<uint32_t>> scored(net ? tsz.size() : 0);
+			{
+				std::mutex mu;
+				std::string err;
+				parallel_for_each(2 + scored.size(), threads, [&](size_t j) {
+					try {
+						if (j == 0)
+							subs = prepare_submissions(kp);
+						else if (j == 1 && any_oracle)
+							oracle = oracle_scores(kp, a.config.window);
+						else if (j >= 2)
+							scored[j - 2] = net_scores(tt, mlp, tsz[j - 2]);
+					} catch (const std::exception &e) {
+						std::lock_guard g(mu);
+						err = e.what();
+					}
+				});
+				if (!err.empty())
+					throw TraceError(m.name + ": " + err);
+			}
 			// the representatives (and what has none) first, then what their runs leave
 			std::vector<Task> first, twins;
 			for (const Task &k : plans[pi].tasks)
@@ -648,10 +673,10 @@ void run_decide(const DecideArgs &a)
 				Fig f;
 				try {
 					const KernelResult r = simulate_kernel(
-					        source[k.p] == ScoreSource::Net      ? scored[k.s]
-					        : source[k.p] == ScoreSource::Oracle ? oracle_kt
-					                                             : kp,
-					        subs, c);
+					        kp, subs, c,
+					        source[k.p] == ScoreSource::Net      ? &scored[k.s]
+					        : source[k.p] == ScoreSource::Oracle ? &oracle
+					                                             : nullptr);
 					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
 					f.moves = r.moves();
 					f.gtt_bytes = r.gtt_access_bytes;

@@ -586,11 +586,15 @@ public:
 			r_.cs_rejected++;
 			return;
 		}
-		run_list(list_.data(), n, tail_ids_.data(), head, relocs, scores);
+		run_list(list_.data(), n, tail_ids_.data(), head, [&](const Submissions::Entry &e) {
+			return scores ? relocs[e.pos].score : kScoreNeutral;
+		});
 	}
 	// The same for submission k of a trace whose lists are prepared (simulate_kernel())
+	// (`scores`: one per relocation of the trace, instead of its own, as if every submission
+	// sent them)
 	void submit(const Submissions &s, uint32_t k, const KernelCs &cs, const CsReloc *relocs,
-	            uint64_t time_us)
+	            const uint32_t *scores, uint64_t time_us)
 	{
 		now_us_ = time_us;
 		note_future(relocs, cs.n);
@@ -605,7 +609,13 @@ public:
 				r_.cs_rejected++;
 				return;
 			}
-		run_list(list, cs.n, s.tail.data() + pc.tail, pc.head, relocs, cs.scores);
+		if (scores)
+			run_list(list, cs.n, s.tail.data() + pc.tail, pc.head,
+			         [&](const Submissions::Entry &e) { return scores[cs.first + e.pos]; });
+		else
+			run_list(list, cs.n, s.tail.data() + pc.tail, pc.head, [&](const Submissions::Entry &e) {
+				return cs.scores ? relocs[e.pos].score : kScoreNeutral;
+			});
 	}
 
 private:
@@ -624,9 +634,11 @@ private:
 	}
 
 	// ttm_eu_reserve_buffers() + radeon_bo_list_validate() + radeon_cs_parser_fini() over a
-	// list whose BOs all exist; `tail` holds its `head` reserved BOs in tail-move order
+	// list whose BOs all exist; `tail` holds its `head` reserved BOs in tail-move order;
+	// score_of(entry) is the score the entry's relocation carries
+	template <class ScoreOf>
 	void run_list(const Submissions::Entry *list, uint32_t n, const uint32_t *tail, uint32_t head,
-	              const CsReloc *relocs, bool scores)
+	              ScoreOf score_of)
 	{
 		cs_no_++; // a BO named twice is reserved once
 		for (uint32_t i = 0; i < n; i++)
@@ -672,7 +684,7 @@ private:
 		for (uint32_t i = 0; i < n; i++) {
 			const Submissions::Entry &e = list[i];
 			Bo &b = bo_[e.id];
-			const uint32_t score = scores ? relocs[e.pos].score : kScoreNeutral;
+			const uint32_t score = score_of(e);
 			if (e.dup) {
 				b.cs_score = std::max(b.cs_score, score);
 				continue;
@@ -892,13 +904,17 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &config)
 	});
 }
 
-KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const KernelConfig &config)
+KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const KernelConfig &config,
+                             const std::vector<uint32_t> *scores)
 {
 	if (s.cs.size() != t.cs.size() || s.relocs != t.relocs.size())
 		throw std::logic_error("kernel model: the prepared submissions are another trace's");
+	if (scores && scores->size() != t.relocs.size())
+		throw std::logic_error("kernel model: scores for another trace's relocations");
+	const uint32_t *sc = scores ? scores->data() : nullptr;
 	const bool cs_us = t.cs_us.size() == t.cs.size();
 	return replay_kernel(t, config, [&](auto &m, uint32_t k, const KernelCs &cs) {
-		m.submit(s, k, cs, t.relocs.data() + cs.first, cs_us ? t.cs_us[k] : 0);
+		m.submit(s, k, cs, t.relocs.data() + cs.first, sc, cs_us ? t.cs_us[k] : 0);
 	});
 }
 

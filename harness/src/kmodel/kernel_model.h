@@ -230,7 +230,10 @@ KernelResult simulate_kernel(const KernelTrace &t, const KernelConfig &c);
 // The same run with t's lists prepared beforehand (s = prepare_submissions(t)): the same
 // result, about 1.3x faster on penumbra1; preparing costs about 0.6 of a run, so it pays from
 // a few runs of a trace on.
-KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const KernelConfig &c);
+// With `scores` (one per relocation of t), the run of t with those scores in every submission
+// (decide's network and oracle scores: a vector per size, not a copy of the trace).
+KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const KernelConfig &c,
+                             const std::vector<uint32_t> *scores = nullptr);
 
 // Placement x eviction, as radeon.topdown_threshold and radeon.bo_score set them
 // (kernel_policies.cc): lru, minmax, key, minmax+key.

@@ -315,7 +315,7 @@ std::vector<PairFigures> Objective::oracle() const
 	return out;
 }
 
-KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib)
+std::vector<uint32_t> net_scores(const TrainTrace &t, const Mlp &m, uint64_t vram_mib)
 {
 	BufferStats b;
 	b.vram_size = vram_mib << 20;
@@ -326,10 +326,18 @@ KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib)
 		x[1] = vram_input;
 		score[u] = m.score_inputs(x);
 	}
+	std::vector<uint32_t> out(t.reloc_input.size());
+	for (size_t r = 0; r < out.size(); r++)
+		out[r] = t.reloc_input[r] == TrainTrace::kNeutral ? kScoreNeutral : score[t.reloc_input[r]];
+	return out;
+}
+
+KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib)
+{
+	const std::vector<uint32_t> s = net_scores(t, m, vram_mib);
 	KernelTrace k = t.kt;
 	for (size_t r = 0; r < k.relocs.size(); r++)
-		k.relocs[r].score = t.reloc_input[r] == TrainTrace::kNeutral ? kScoreNeutral
-		                                                              : score[t.reloc_input[r]];
+		k.relocs[r].score = s[r];
 	for (KernelCs &c : k.cs)
 		c.scores = true;
 	return k;

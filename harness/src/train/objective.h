@@ -40,6 +40,8 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input);
 // The trace with every relocation carrying the score network m gives it, as Mesa would send
 // it on a board whose driver sees vram_mib of VRAM (input 1), a score chunk with every CS.
 KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib);
+// Those scores alone, one per relocation of t.kt (simulate_kernel()'s `scores`).
+std::vector<uint32_t> net_scores(const TrainTrace &t, const Mlp &m, uint64_t vram_mib);
 
 struct PairFigures {
 	uint64_t evictions = 0, bytes = 0; // bytes moved between VRAM and GTT, either way
