@@ -9,7 +9,9 @@
 #include "kmodel/drm_mm.h"
 #include "kmodel/kernel_model.h"
 #include "kmodel/move_threshold.h"
+#include "kmodel/oracle.h"
 #include "kmodel/window_choice.h"
+#include "train/objective.h"
 
 namespace vramlab {
 namespace {
@@ -210,6 +212,31 @@ TEST(KernelModel, PreparedListsGiveTheSameRunOnEveryTrace)
 	const KernelTrace a = load_kernel_trace(paths[0], {OnDestroyed::Repair, OnImpossible::Keep});
 	const KernelTrace b = load_kernel_trace(paths[1], {OnDestroyed::Repair, OnImpossible::Keep});
 	EXPECT_THROW(simulate_kernel(a, prepare_submissions(b), KernelConfig{}), std::logic_error);
+}
+
+// decide passes the oracle's and the network's scores as a vector per size: the run must be
+// the run of the trace copy that carries them (with_oracle_scores(), scored_trace()).
+TEST(KernelModel, ScoresGivenApartAreTheRunOfATraceCarryingThem)
+{
+	const KernelTrace t = load_kernel_trace(test::repo_trace("supertuxkart2.bin"));
+	const Submissions s = prepare_submissions(t);
+	const Mlp m = Mlp::load(std::string(VRAMLAB_SOURCE_DIR) + "/weights/trained-kernel.txt");
+	const TrainTrace tt = prepare_train_trace(t, 256ull << 20);
+	for (uint64_t mib : {32, 64}) {
+		KernelConfig c;
+		c.vram = mib << 20;
+		apply_choice(kernel_choice("minmax+key", 512), c);
+		const std::vector<uint32_t> oracle = oracle_scores(t, c.window);
+		const KernelResult by_oracle = simulate_kernel(t, s, c, &oracle);
+		EXPECT_EQ(differ(simulate_kernel(with_oracle_scores(t, c.window), c), by_oracle), "") << mib;
+		const std::vector<uint32_t> net = net_scores(tt, m, mib);
+		const KernelResult by_net = simulate_kernel(t, s, c, &net);
+		EXPECT_EQ(differ(simulate_kernel(scored_trace(tt, m, mib), c), by_net), "") << mib;
+		// and the scores matter: the two orders differ from each other
+		EXPECT_NE(by_oracle.digest, by_net.digest) << mib;
+	}
+	const std::vector<uint32_t> short_scores(t.relocs.size() - 1);
+	EXPECT_THROW(simulate_kernel(t, s, KernelConfig{}, &short_scores), std::logic_error);
 }
 
 TEST(KernelModel, ABufferLargerThanVramEvictsEverythingOnStockAndNothingWithTheSeries)
