@@ -138,17 +138,19 @@ TEST(KernelModel, SixFourteenValidatesDuplicateEntries)
 	EXPECT_EQ(differ(b.run(1024), b.run(1024, 0, false, Stock::V6_14_Fixed)), "");
 }
 
-// Every trace of the repository: games cut from the thesis's corpus, the live programs.
-std::vector<std::string> repository_traces()
+// Every trace of the repository (games cut from the thesis's corpus, the live programs),
+// read as decide reads them: dead ids repaired, impossible creates kept.
+std::vector<KernelTrace> repository_traces()
 {
 	namespace fs = std::filesystem;
 	const fs::path root = fs::path(VRAMLAB_SOURCE_DIR) / "..";
-	std::vector<std::string> paths;
+	std::vector<KernelTrace> traces;
 	for (const char *dir : {"traces", "traces/live"})
 		for (const auto &e : fs::directory_iterator(root / dir))
 			if (e.path().extension() == ".bin" || e.path().extension() == ".vrl")
-				paths.push_back(e.path().string());
-	return paths;
+				traces.push_back(load_kernel_trace(e.path().string(),
+				                                   {OnDestroyed::Repair, OnImpossible::Keep}));
+	return traces;
 }
 
 // The fixes are 6.12's order again: on every trace of the repository (games cut from the
@@ -156,17 +158,16 @@ std::vector<std::string> repository_traces()
 // digest.
 TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
 {
-	const std::vector<std::string> paths = repository_traces();
-	ASSERT_GE(paths.size(), 10u);
+	const std::vector<KernelTrace> traces = repository_traces();
+	ASSERT_GE(traces.size(), 10u);
 	size_t differ_614 = 0, runs = 0;
-	for (const std::string &p : paths) {
-		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
+	for (const KernelTrace &t : traces) {
 		for (uint64_t mib : {8, 16, 64}) {
 			KernelConfig c;
 			c.vram = mib << 20;
 			const KernelResult a = simulate_kernel(t, c);
 			c.stock = Stock::V6_14_Fixed;
-			EXPECT_EQ(differ(a, simulate_kernel(t, c)), "") << p << " at " << mib << " MiB";
+			EXPECT_EQ(differ(a, simulate_kernel(t, c)), "") << t.name << " at " << mib << " MiB";
 			// only a run under pressure (one that evicts) can tell the two kernels apart
 			if (a.evictions() == 0)
 				continue;
@@ -184,11 +185,10 @@ TEST(KernelModel, SixFourteenWithTheFixIsSixTwelveOnEveryTrace)
 // key order, priorities, window eviction and the budget, under pressure and without.
 TEST(KernelModel, PreparedListsGiveTheSameRunOnEveryTrace)
 {
-	const std::vector<std::string> paths = repository_traces();
-	ASSERT_GE(paths.size(), 10u);
+	const std::vector<KernelTrace> traces = repository_traces();
+	ASSERT_GE(traces.size(), 10u);
 	size_t dup_lists = 0, sorted_lists = 0;
-	for (const std::string &p : paths) {
-		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
+	for (const KernelTrace &t : traces) {
 		const Submissions s = prepare_submissions(t);
 		for (size_t k = 0; k < t.cs.size(); k++) {
 			dup_lists += s.cs[k].head < t.cs[k].n;
@@ -202,16 +202,15 @@ TEST(KernelModel, PreparedListsGiveTheSameRunOnEveryTrace)
 				c.vram = mib << 20;
 				apply_choice(kernel_choice(policy, 512), c);
 				EXPECT_EQ(differ(simulate_kernel(t, c), simulate_kernel(t, s, c)), "")
-				        << p << " " << policy << " at " << mib << " MiB";
+				        << t.name << " " << policy << " at " << mib << " MiB";
 			}
 	}
 	// the corpus has lists that name a BO twice and lists the priorities reorder
 	EXPECT_GT(dup_lists, 0u);
 	EXPECT_GT(sorted_lists, 0u);
 	// and a trace's lists are refused for another trace
-	const KernelTrace a = load_kernel_trace(paths[0], {OnDestroyed::Repair, OnImpossible::Keep});
-	const KernelTrace b = load_kernel_trace(paths[1], {OnDestroyed::Repair, OnImpossible::Keep});
-	EXPECT_THROW(simulate_kernel(a, prepare_submissions(b), KernelConfig{}), std::logic_error);
+	EXPECT_THROW(simulate_kernel(traces[0], prepare_submissions(traces[1]), KernelConfig{}),
+	             std::logic_error);
 }
 
 // decide passes the oracle's and the network's scores as a vector per size: the run must be
@@ -660,11 +659,10 @@ namespace vramlab {
 // the rules do differ from lru where it did (else the test could not tell).
 TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 {
-	const std::vector<std::string> paths = repository_traces();
-	ASSERT_GE(paths.size(), 10u);
+	const std::vector<KernelTrace> traces = repository_traces();
+	ASSERT_GE(traces.size(), 10u);
 	size_t same = 0, differ_under_pressure = 0, fit_same = 0;
-	for (const std::string &p : paths) {
-		const KernelTrace t = load_kernel_trace(p, {OnDestroyed::Repair, OnImpossible::Keep});
+	for (const KernelTrace &t : traces) {
 		for (uint64_t mib : {2, 8, 32, 256}) { // 2 MiB: BOs larger than VRAM
 			KernelConfig base; // stock lru (a default KernelConfig has the fit rule on)
 			base.vram = mib << 20;
@@ -689,12 +687,12 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 				                              });
 				// the fit rule acts only for a BO larger than VRAM
 				if (kernel_choice(rule, 0).policy->fit_only() && a.evict_allocs_too_big == 0) {
-					EXPECT_TRUE(equal) << p << " at " << mib << " MiB with " << rule;
+					EXPECT_TRUE(equal) << t.name << " at " << mib << " MiB with " << rule;
 					fit_same += a.evict_allocs != 0;
 				}
 				if (a.evict_allocs == 0) {
-					EXPECT_TRUE(equal) << p << " at " << mib << " MiB with " << rule;
-					EXPECT_EQ(b.evict_allocs, 0u) << p << " at " << mib << " MiB with " << rule;
+					EXPECT_TRUE(equal) << t.name << " at " << mib << " MiB with " << rule;
+					EXPECT_EQ(b.evict_allocs, 0u) << t.name << " at " << mib << " MiB with " << rule;
 					same++;
 				} else {
 					differ_under_pressure += !equal;

@@ -618,20 +618,9 @@ void run_decide(const DecideArgs &a)
 			KernelTrace regrouped;
 			if (kt.synthesized && per > 1)
 				regrouped = with_period(kt, per);
-			const KernelTrace *kpp = kt.synthesized && per > 1 ? &regrouped : &kt;
-			// the network's inputs for this grouping (the trainer's form keeps a trace: the
-			// regrouped one moves in, the decoded one is copied and dropped)
-			TrainTrace tt;
-			if (net) {
-				if (kpp == &regrouped) {
-					tt = prepare_train_trace(std::move(regrouped), 256ull << 20);
-					kpp = &tt.kt;
-				} else {
-					tt = prepare_train_trace(kt, 256ull << 20);
-					tt.kt = KernelTrace{};
-				}
-			}
-			const KernelTrace &kp = *kpp;
+			const KernelTrace &kp = kt.synthesized && per > 1 ? regrouped : kt;
+			// the network's inputs for this grouping
+			const TrainTrace tt = net ? train_inputs(kp, 256ull << 20) : TrainTrace{};
 			// Once for every run of this grouping, side by side: radeon's lists, the
 			// oracle's scores, the network's per size (input 1 is the VRAM size)
 			Submissions subs;

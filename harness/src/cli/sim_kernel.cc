@@ -65,8 +65,8 @@ void run_kernel_sim(const KernelSimArgs &a)
 				rows.push_back({kt.name, v, a.policies[pi], pi, {}, kt.skipped});
 		// radeon's lists once for all runs of the trace, where that pays: preparing costs
 		// about 0.6 of a run and makes each run about 1.3x faster (docs/models.md)
-		const size_t runs = rows.size() - first;
-		const Submissions subs = runs >= 3 * size_t(threads) ? prepare_submissions(kt) : Submissions{};
+		const bool prepared = rows.size() - first >= 3 * size_t(threads);
+		const Submissions subs = prepared ? prepare_submissions(kt) : Submissions{};
 		std::atomic<size_t> done{0};
 		std::mutex err_mu;
 		std::string err;
@@ -80,8 +80,7 @@ void run_kernel_sim(const KernelSimArgs &a)
 				c.flush_for_impossible = a.too_big == 2;
 			c.per_frame = true; // moves per frame, where the trace has FRAME records
 			try {
-				row.r = subs.cs.size() == kt.cs.size() ? simulate_kernel(kt, subs, c)
-				                                        : simulate_kernel(kt, c);
+				row.r = prepared ? simulate_kernel(kt, subs, c) : simulate_kernel(kt, c);
 			} catch (const std::exception &e) {
 				std::lock_guard g(err_mu);
 				err = e.what();

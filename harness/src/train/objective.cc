@@ -101,10 +101,9 @@ TrainTrace prepare_train_trace(const std::string &path, uint64_t vram_input_fall
 	                           vram_input);
 }
 
-TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
+// The network inputs of kt's score computations into t (all but t.kt)
+static void collect_inputs(const KernelTrace &kt, uint64_t vram_input, TrainTrace &t)
 {
-	TrainTrace t;
-	t.kt = std::move(kt);
 	std::unordered_map<InputKey, uint32_t, InputHash> seen;
 	uint32_t last = 0;
 	uint64_t observed = 0;
@@ -118,31 +117,31 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
 		last = it->second;
 		observed++;
 	});
-	std::vector<uint32_t> cur(t.kt.size.size(), 0);
-	std::vector<uint8_t> fence(t.kt.size.size(), 0); // kernel view: last used as the fence
-	t.reloc_input.resize(t.kt.relocs.size());
-	for (uint32_t op : t.kt.ops) {
+	std::vector<uint32_t> cur(kt.size.size(), 0);
+	std::vector<uint8_t> fence(kt.size.size(), 0); // kernel view: last used as the fence
+	t.reloc_input.resize(kt.relocs.size());
+	for (uint32_t op : kt.ops) {
 		const uint32_t arg = op & KernelTrace::kMask;
 		const uint64_t before = observed;
 		switch (KernelTrace::Op(op >> KernelTrace::kShift)) {
 		case KernelTrace::Create:
 			// the create's score sees the CREATE flag only; a high-priority use counts
 			// from its relocation on (score.md, the score contract)
-			tr.create(arg, t.kt.size[arg], t.kt.prio[arg] & kPrioAtCreate, false);
+			tr.create(arg, kt.size[arg], kt.prio[arg] & kPrioAtCreate, false);
 			break;
 		case KernelTrace::Cs: {
-			const KernelCs &cs = t.kt.cs[arg];
+			const KernelCs &cs = kt.cs[arg];
 			// In the kernel's view each CS ends with the winsys's fence, which Mesa keeps out
 			// of its statistics and sends neutral (docs/score.md): no tick, no score.
-			const uint32_t scored = t.kt.kernel_view && cs.n ? cs.n - 1 : cs.n;
+			const uint32_t scored = kt.kernel_view && cs.n ? cs.n - 1 : cs.n;
 			for (uint32_t i = 0; i < scored; i++) {
-				const CsReloc &r = t.kt.relocs[cs.first + i];
+				const CsReloc &r = kt.relocs[cs.first + i];
 				if (fence[r.id]) {
 					// a fence's buffer used for something else: Mesa's buffer cache reclaimed
 					// it, which Mesa's statistics see as a new buffer (a create)
 					fence[r.id] = 0;
 					const uint64_t b = observed;
-					tr.create(r.id, t.kt.size[r.id], t.kt.prio[r.id] & kPrioAtCreate, false);
+					tr.create(r.id, kt.size[r.id], kt.prio[r.id] & kPrioAtCreate, false);
 					if (observed != b)
 						cur[r.id] = last;
 				}
@@ -150,11 +149,11 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
 					cur[r.id] = last;
 			}
 			if (scored < cs.n)
-				fence[t.kt.relocs[cs.first + scored].id] = 1;
+				fence[kt.relocs[cs.first + scored].id] = 1;
 			// The chunk carries each buffer's score after all relocations are accounted.
 			for (uint32_t i = 0; i < cs.n; i++)
 				t.reloc_input[cs.first + i] =
-				        i < scored ? cur[t.kt.relocs[cs.first + i].id] : TrainTrace::kNeutral;
+				        i < scored ? cur[kt.relocs[cs.first + i].id] : TrainTrace::kNeutral;
 			continue;
 		}
 		case KernelTrace::Cpu: tr.cpu(arg); break;
@@ -164,6 +163,20 @@ TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
 			cur[arg] = last;
 	}
 	t.computations = observed;
+}
+
+TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input)
+{
+	TrainTrace t;
+	t.kt = std::move(kt);
+	collect_inputs(t.kt, vram_input, t);
+	return t;
+}
+
+TrainTrace train_inputs(const KernelTrace &kt, uint64_t vram_input)
+{
+	TrainTrace t;
+	collect_inputs(kt, vram_input, t);
 	return t;
 }
 

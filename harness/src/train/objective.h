@@ -37,6 +37,8 @@ struct TrainTrace {
 TrainTrace prepare_train_trace(const std::string &path, uint64_t vram_input_fallback);
 // The same for a kernel trace already in memory (a regrouped one: with_period()).
 TrainTrace prepare_train_trace(KernelTrace kt, uint64_t vram_input);
+// Its inputs alone (kt is not copied; the result's kt is empty): what net_scores() reads.
+TrainTrace train_inputs(const KernelTrace &kt, uint64_t vram_input);
 // The trace with every relocation carrying the score network m gives it, as Mesa would send
 // it on a board whose driver sees vram_mib of VRAM (input 1), a score chunk with every CS.
 KernelTrace scored_trace(const TrainTrace &t, const Mlp &m, uint64_t vram_mib);
