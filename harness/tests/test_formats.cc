@@ -1,7 +1,13 @@
 // Round trips between the three formats, on a real trace and on hand-made v2 records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <set>
 
 #include "helpers.h"
 #include "trace/stats.h"
@@ -418,6 +424,122 @@ TEST(TraceCache, ASecondLoadComesFromTheCacheAndADamagedFileIsIgnored)
 	EXPECT_EQ(x.repair.moved, y.repair.moved);
 	unsetenv("VRAMLAB_CACHE");
 	std::filesystem::remove_all(dir);
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The cache's entries now, by name (file_of()'s names; nothing else counts)
+std::set<std::string> cache_entries(const std::string &dir)
+{
+	std::set<std::string> e;
+	for (auto &f : fs::directory_iterator(fs::path(dir) / "decoded"))
+		if (f.path().extension() == ".bin")
+			e.insert(f.path().filename().string());
+	return e;
+}
+
+// The one entry in `after` that is not in `before`
+std::string new_entry(const std::set<std::string> &before, const std::set<std::string> &after)
+{
+	std::vector<std::string> d;
+	std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+	                    std::back_inserter(d));
+	return d.size() == 1 ? d[0] : "";
+}
+
+} // namespace
+
+// A clean clone, or a corpus copied afresh, has new paths and mtimes: the same bytes under the
+// same name are the same entry; other bytes under that name are not.
+TEST(TraceCache, ACopyOfATraceElsewhereIsTheSameEntry)
+{
+	const std::string dir = test::temp_path("cache-copy");
+	fs::remove_all(dir);
+	setenv("VRAMLAB_CACHE", dir.c_str(), 1);
+	for (const char *d : {"a", "b", "c"})
+		fs::create_directories(fs::path(dir) / d);
+	const fs::path a = fs::path(dir) / "a" / "nederland1.bin", b = fs::path(dir) / "b" / "nederland1.bin",
+	               c = fs::path(dir) / "c" / "nederland1.bin";
+	fs::copy_file(test::repo_trace("nederland1.bin"), a);
+	fs::copy_file(test::repo_trace("nederland1.bin"), b);
+	fs::copy_file(test::repo_trace("nexuiz1.bin"), c);
+	fs::last_write_time(b, fs::last_write_time(a) - std::chrono::hours(5));
+	int decodes = 0;
+	auto load = [&](const fs::path &p) {
+		return cached_kernel(p.string(), OnDestroyed::Skip, [&] {
+			decodes++;
+			return load_kernel_trace(p.string());
+		});
+	};
+	const KernelTrace x = load(a), y = load(b);
+	EXPECT_EQ(decodes, 1);
+	EXPECT_EQ(x.ops, y.ops);
+	EXPECT_EQ(cache_entries(dir).size(), 1u);
+	const KernelTrace z = load(c); // nexuiz1's bytes named nederland1.bin
+	EXPECT_EQ(decodes, 2);
+	EXPECT_EQ(z.ops, load_kernel_trace(test::repo_trace("nexuiz1.bin")).ops);
+	EXPECT_EQ(cache_entries(dir).size(), 2u);
+	unsetenv("VRAMLAB_CACHE");
+	fs::remove_all(dir);
+}
+
+// Past VRAMLAB_TRACE_CACHE_MAX_MIB the least recently used entries go (a hit counts as a
+// use), the entry just written stays, and nothing else in the directory is touched.
+TEST(TraceCache, TheLeastRecentlyUsedEntriesGoPastTheBound)
+{
+	const std::string dir = test::temp_path("cache-bound");
+	fs::remove_all(dir);
+	setenv("VRAMLAB_CACHE", dir.c_str(), 1);
+	const fs::path decoded = fs::path(dir) / "decoded";
+	fs::create_directories(decoded);
+	std::vector<fs::path> t; // one trace under three names: three entries of one size
+	for (const char *n : {"x1.bin", "x2.bin", "x3.bin"}) {
+		t.push_back(fs::path(dir) / n);
+		fs::copy_file(test::repo_trace("nederland1.bin"), t.back());
+	}
+	const fs::path notes = decoded / "notes.txt", tmp = decoded / "0123456789abcdef.bin.tmp";
+	std::ofstream(notes) << "not an entry";
+	std::ofstream(tmp) << "a writer's temporary file";
+	int decodes = 0;
+	auto load = [&](const fs::path &p) {
+		const auto before = cache_entries(dir);
+		cached_kernel(p.string(), OnDestroyed::Skip, [&] {
+			decodes++;
+			return load_kernel_trace(p.string());
+		});
+		return new_entry(before, cache_entries(dir));
+	};
+	const std::string e1 = load(t[0]), e2 = load(t[1]);
+	ASSERT_FALSE(e1.empty());
+	ASSERT_FALSE(e2.empty());
+	const auto size = fs::file_size(decoded / e1);
+	ASSERT_EQ(fs::file_size(decoded / e2), size);
+	const auto now = fs::file_time_type::clock::now();
+	fs::last_write_time(decoded / e1, now - std::chrono::hours(2));
+	fs::last_write_time(decoded / e2, now - std::chrono::hours(1));
+	fs::last_write_time(notes, now - std::chrono::hours(9));
+	fs::last_write_time(tmp, now - std::chrono::hours(9));
+	EXPECT_EQ(load(t[0]), ""); // a hit: x1 is now the most recently used
+	EXPECT_EQ(decodes, 2);
+	// room for two entries, not three: writing x3's removes x2's, the least recently used
+	const uint64_t cap_mib = ((2 * size) >> 20) + 1;
+	ASSERT_LT(cap_mib << 20, 3 * size) << "no MiB bound between two entries and three";
+	setenv("VRAMLAB_TRACE_CACHE_MAX_MIB", std::to_string(cap_mib).c_str(), 1);
+	const std::string e3 = load(t[2]);
+	EXPECT_EQ(cache_entries(dir), (std::set<std::string>{e1, e3}));
+	EXPECT_TRUE(fs::exists(notes));
+	EXPECT_TRUE(fs::exists(tmp));
+	// room for one entry: the one just written stays, and only it
+	ASSERT_LT(1u << 20, 2 * size);
+	setenv("VRAMLAB_TRACE_CACHE_MAX_MIB", "1", 1);
+	EXPECT_EQ(load(t[1]), e2);
+	EXPECT_EQ(cache_entries(dir), (std::set<std::string>{e2}));
+	EXPECT_EQ(decodes, 4);
+	unsetenv("VRAMLAB_TRACE_CACHE_MAX_MIB");
+	unsetenv("VRAMLAB_CACHE");
+	fs::remove_all(dir);
 }
 
 namespace {

@@ -2,13 +2,18 @@
 #include "util/output_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <type_traits>
 #include <unistd.h>
+#include <vector>
+
+#include <openssl/evp.h>
 
 namespace vramlab {
 
@@ -33,21 +38,101 @@ bool enabled()
 	return !(e && std::strcmp(e, "0") == 0);
 }
 
-// The identity of a decoded trace: where it came from and what it was decoded for.
+// The identity of a decoded trace: the bytes it was decoded from (SHA-256), its name (the
+// decoded trace carries it) and what it was decoded for. Not its path or mtime: a clean clone,
+// or a corpus copied afresh, would otherwise add a full set of entries every time.
 std::string key_of(const std::string &path, const char *kind, ReplayOptions opt)
 {
 	std::error_code ec;
-	const fs::path abs = fs::absolute(path, ec);
-	const auto size = fs::file_size(path, ec);
-	if (ec)
+	if (!fs::is_regular_file(path, ec) || ec) // a pipe would be read here, not by the decoder
 		return "";
-	const auto mtime = fs::last_write_time(path, ec).time_since_epoch().count();
-	if (ec)
+	std::ifstream in(path, std::ios::binary);
+	std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> md(EVP_MD_CTX_new(), EVP_MD_CTX_free);
+	if (!in || !md || !EVP_DigestInit_ex(md.get(), EVP_sha256(), nullptr))
 		return "";
-	return abs.string() + "\n" + std::to_string(size) + "\n" + std::to_string(mtime) + "\n" +
+	std::vector<char> buf(1 << 20);
+	uint64_t size = 0;
+	while (in) {
+		in.read(buf.data(), std::streamsize(buf.size()));
+		if (in.gcount() > 0 && !EVP_DigestUpdate(md.get(), buf.data(), size_t(in.gcount())))
+			return "";
+		size += uint64_t(in.gcount());
+	}
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned n = 0;
+	if (in.bad() || !EVP_DigestFinal_ex(md.get(), d, &n))
+		return "";
+	std::string hex;
+	for (unsigned i = 0; i < n; i++) {
+		char h[3];
+		std::snprintf(h, sizeof h, "%02x", d[i]);
+		hex += h;
+	}
+	return hex + "\n" + std::to_string(size) + "\n" + fs::path(path).filename().string() + "\n" +
 	       kind + "\n" + (opt.destroyed == OnDestroyed::Repair ? "repair" : "skip") + "\n" +
 	       (opt.skips_impossible() ? "impossible-skip" : "impossible-keep") + "\n" +
 	       std::to_string(sizeof(CsReloc)) + "/" + std::to_string(sizeof(KernelCs));
+}
+
+// The cache's bound: VRAMLAB_TRACE_CACHE_MAX_MIB, else 8 GiB (a corpus and its live traces in
+// both models and both defect modes take about 3 GiB).
+uint64_t max_bytes()
+{
+	if (const char *e = std::getenv("VRAMLAB_TRACE_CACHE_MAX_MIB"); e && *e) {
+		char *end = nullptr;
+		const unsigned long long v = std::strtoull(e, &end, 10);
+		if (*end == 0 && v > 0 && v < (1ull << 44))
+			return uint64_t(v) << 20;
+		std::fprintf(stderr, "vramlab: VRAMLAB_TRACE_CACHE_MAX_MIB=\"%s\" is not a size in MiB "
+		                     "(1..2^44): the default bound, 8192 MiB, applies\n", e);
+	}
+	return 8192ull << 20;
+}
+
+bool entry_name(const fs::path &p) // 16 hex digits and .bin: what file_of() names, nothing else
+{
+	const std::string n = p.filename().string();
+	return n.size() == 20 && n.compare(16, 4, ".bin") == 0 &&
+	       std::all_of(n.begin(), n.begin() + 16, [](char c) { return std::isxdigit(uint8_t(c)); });
+}
+
+// Least recently used entries go first until the cache fits its bound (a hit refreshes an
+// entry's mtime); `keep`, just written, stays. Entries only: a writer's temporary file, or
+// anything else in the directory, is never touched. Another process may prune at the same time;
+// an entry it removed is simply gone (a reader that has it open keeps reading it).
+void prune(const std::string &keep)
+{
+	struct E {
+		fs::file_time_type t;
+		uint64_t size;
+		fs::path p;
+	};
+	std::vector<E> all;
+	uint64_t total = 0;
+	std::error_code ec;
+	for (fs::directory_iterator it(cache_dir(), ec), end; !ec && it != end; it.increment(ec)) {
+		std::error_code e2;
+		if (!entry_name(it->path()) || !it->is_regular_file(e2))
+			continue;
+		const uint64_t size = it->file_size(e2);
+		const auto t = it->last_write_time(e2);
+		if (e2)
+			continue;
+		total += size;
+		if (it->path() != fs::path(keep))
+			all.push_back({t, size, it->path()});
+	}
+	const uint64_t cap = max_bytes();
+	if (total <= cap)
+		return;
+	std::sort(all.begin(), all.end(), [](const E &a, const E &b) { return a.t < b.t; });
+	for (const E &e : all) {
+		if (total <= cap)
+			break;
+		std::error_code e2;
+		fs::remove(e.p, e2);
+		total -= e.size;
+	}
 }
 
 std::string file_of(const std::string &key)
@@ -138,8 +223,11 @@ T cached(const std::string &path, const char *kind, ReplayOptions mode,
 		T t;
 		if (!ec && in.f.read(magic, 8) && std::memcmp(magic, kMagic, 8) == 0 &&
 		    in.pod(version) && version == kVersion && in.str(stored) && stored == key &&
-		    read(in, t))
+		    read(in, t)) {
+			std::error_code e2; // most recently used: the last to be pruned
+			fs::last_write_time(file, fs::file_time_type::clock::now(), e2);
 			return t;
+		}
 	}
 	T t = decode();
 	if (t.truncated)
@@ -154,6 +242,7 @@ T cached(const std::string &path, const char *kind, ReplayOptions mode,
 		out.str(key);
 		write(out, t);
 		out.commit();
+		prune(file);
 	} catch (const TraceError &) { // a full disk or a read-only cache is not an error here
 	}
 	return t;
