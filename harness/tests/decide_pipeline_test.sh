@@ -1,9 +1,9 @@
 #!/bin/bash
-# vramlab decide runs every grouping (trace, submission period) of every trace in one pipeline,
-# two groupings alive at a time, and fills runs it does not replay from others (key policies
-# without scores, 6.14 + fixes, eviction rules that never evicted, boards that pin the same
-# BOs). Whatever the order runs finish in, each trace's figures are those of a decide on that
-# trace alone, on one thread or on three.
+# vramlab decide replays every grouping (trace, submission period) of several traces on
+# several threads, and fills the runs it does not replay from others (key policies without
+# scores, 6.14 + fixes, eviction rules that never evicted, boards that pin the same BOs).
+# Whatever the order runs finish in, each trace's figures are those of a decide on that trace
+# alone, on one thread or on three (a scheduler that drops or misplaces a grouping fails it).
 # Usage: decide_pipeline_test.sh VRAMLAB SOURCE_DIR
 set -eu -o pipefail
 vramlab=$1
@@ -34,4 +34,4 @@ for threads in 1 3; do
 	cmp <(runs "$work/all-$threads.json") "$work/alone.runs" ||
 		fail "$threads thread(s): the traces' runs together differ from each trace's alone"
 done
-echo "ok: the pipeline's runs over three traces are each trace's alone, on 1 and 3 threads"
+echo "ok: decide's runs over three traces are each trace's alone, on 1 and 3 threads"

@@ -8,11 +8,8 @@
 #include <cmath>
 #include <cstring>
 #include <cstdio>
-#include <exception>
 #include <fstream>
-#include <functional>
 #include <map>
-#include <memory>
 #include <mutex>
 #include <span>
 #include <string_view>
@@ -505,223 +502,15 @@ void run_decide(const DecideArgs &a)
 	const auto t0 = std::chrono::steady_clock::now();
 	uint64_t replays = 0;
 	std::string failed; // --mpi: this process's error, sent to rank 0
-	std::vector<size_t> mine; // this process's traces
-	for (size_t ti = size_t(rank); ti < T; ti += size_t(ranks))
-		mine.push_back(ti);
-	// One pipeline over every grouping (trace and period) of this process: a grouping's runs
-	// start as soon as its lists and scores are ready, the next grouping (or the next trace's
-	// decoding) is prepared while they run, and no core waits at a barrier between groupings.
-	// At most two groupings are alive (dealt and not finished), so at most two traces' lists,
-	// scores and regrouped copies are in memory. The figures are indexed by (trace, size,
-	// policy, variation): the order runs finish in changes none of them.
-	struct Task {
-		size_t s, p, v;
-	};
-	// Two boards that pin the same BOs at a size (pinned_for() caps them at a quarter of
-	// VRAM) with the same period are one run: the model is deterministic, so the second
-	// board's figures are a copy of the first's, not a replay
-	struct Copy {
-		size_t s, p, v, from_v;
-	};
-	struct Plan {
-		std::vector<Task> tasks;
-		std::vector<Copy> copies;
-	};
-	struct Trace { // a decoded trace and what its groupings share
-		size_t ti = 0;
-		KernelTrace kt;
-		std::vector<size_t> run_as, rep;
-		std::vector<uint32_t> periods;
-		std::vector<Plan> plans;
-		size_t groupings_left = 0, done = 0, total = 0;
-	};
-	struct Grouping {
-		std::shared_ptr<Trace> tr;
-		size_t pi = 0;
-		KernelTrace regrouped; // only where the period changes anything (a copy is not free)
-		const KernelTrace *kp = nullptr;
-		TrainTrace tt; // the network's inputs for this grouping
-		Submissions subs;
-		std::vector<uint32_t> oracle;
-		std::vector<std::vector<uint32_t>> scored; // the network's, per size
-		std::vector<Task> twins;
-		size_t left = 0; // preparation pieces, then runs, not finished
-	};
-	using G = std::shared_ptr<Grouping>;
-	TaskQueue queue;
-	std::mutex mu; // guards what follows, `figs`' writes and the progress line
-	std::exception_ptr error;
-	size_t next_mine = 0;           // the next of `mine` to load
-	std::shared_ptr<Trace> dealing; // the trace whose groupings are being dealt
-	size_t next_pi = 0;
-	bool loading = false; // a trace is being decoded: nothing is dealt until its periods are known
-	unsigned alive = 0;
-	auto fail = [&](std::exception_ptr e) { // the first error stops the pipeline
-		std::lock_guard g(mu);
-		if (!error)
-			error = e;
-	};
-	auto fail_in = [&](const std::string &name, const std::exception &e) {
-		fail(std::make_exception_ptr(TraceError(name + ": " + e.what())));
-	};
-	std::function<void(G)> prepare;
-	std::function<void()> deal;
-	auto finish = [&](const G &g) { // mu held
-		Trace &tr = *g->tr;
-		for (const Copy &k : tr.plans[g->pi].copies)
-			figs[at(tr.ti, k.s, k.p, k.v)] = figs[at(tr.ti, k.s, k.p, k.from_v)];
-		if (--tr.groupings_left == 0)
-			for (size_t p = 0; p < P; p++)
-				if (tr.run_as[p] != p)
-					for (size_t s = 0; s < sizes_of(meta[tr.ti].live).size(); s++)
-						for (size_t v = 0; v < V; v++)
-							figs[at(tr.ti, s, p, v)] = figs[at(tr.ti, s, tr.run_as[p], v)];
-		g->subs = {};
-		g->oracle = {};
-		g->scored = {};
-		g->regrouped = {};
-		alive--;
-		deal();
-	};
-	std::function<void(const G &, const Task &, bool)> push_run;
-	auto after_first = [&](const G &g) { // mu held: the representatives' runs are done
-		Trace &tr = *g->tr;
-		std::vector<Task> tasks;
-		for (const Task &k : g->twins)
-			if (const Fig &r = figs[at(tr.ti, k.s, tr.rep[k.p], k.v)];
-			    choices[k.p].policy->fit_only() ? r.evict_allocs_too_big != 0
-			                                    : r.evict_allocs != 0)
-				tasks.push_back(k);
-			else
-				figs[at(tr.ti, k.s, k.p, k.v)] = r;
-		tr.total -= g->twins.size() - tasks.size();
-		g->left = tasks.size();
-		if (tasks.empty())
-			return finish(g);
-		for (size_t i = tasks.size(); i-- > 0;) // next, in their order: they hold the grouping
-			push_run(g, tasks[i], true);
-	};
-	push_run = [&](const G &g, const Task &k, bool twin) {
-		queue.push(
-		        [&, g, k, twin] {
-			        Trace &tr = *g->tr;
-			        const TraceMeta &m = meta[tr.ti];
-			        {
-				        std::lock_guard l(mu);
-				        if (error)
-					        return;
-			        }
-			        KernelConfig c = a.config;
-			        c.vram = sizes_of(m.live)[k.s] << 20;
-			        apply_choice(choices[k.p], c);
-			        c.pinned = pinned_for(vars[k.v], c.vram);
-			        c.per_frame = !m.frame_cpu_us.empty();
-			        Fig f;
-			        try {
-				        const KernelResult r = simulate_kernel(
-				                *g->kp, g->subs, c,
-				                source[k.p] == ScoreSource::Net      ? &g->scored[k.s]
-				                : source[k.p] == ScoreSource::Oracle ? &g->oracle
-				                                                     : nullptr);
-				        f.moved = r.bytes_to_vram() + r.bytes_from_vram();
-				        f.moves = r.moves();
-				        f.gtt_bytes = r.gtt_access_bytes;
-				        f.evictions = r.evictions();
-				        f.evict_allocs = r.evict_allocs;
-				        f.evict_allocs_too_big = r.evict_allocs_too_big;
-				        // per_frame[0] is before the first FRAME: frame n ends at FRAME n
-				        for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
-					        f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
-					                            r.per_frame[n].gtt_access_bytes});
-			        } catch (const std::exception &e) {
-				        return fail_in(m.name, e);
-			        }
-			        std::lock_guard l(mu);
-			        figs[at(tr.ti, k.s, k.p, k.v)] = std::move(f);
-			        replays++;
-			        tr.done++;
-			        if (progress)
-				        std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs (%u ms period)\033[K",
-				                     tr.ti + 1, T, m.name.c_str(), tr.done, tr.total,
-				                     tr.periods[g->pi]);
-			        if (--g->left == 0)
-				        twin ? finish(g) : after_first(g);
-		        },
-		        twin);
-	};
-	auto start_runs = [&](const G &g) { // mu held: the grouping's lists and scores are ready
-		g->tt = {};
-		// the representatives (and what has none) first, then what their runs leave
-		std::vector<Task> first;
-		for (const Task &k : g->tr->plans[g->pi].tasks)
-			(g->tr->rep[k.p] == k.p ? first : g->twins).push_back(k);
-		g->left = first.size();
-		if (first.empty())
-			return after_first(g);
-		for (const Task &k : first)
-			push_run(g, k, false);
-	};
-	// A grouping's preparation: regrouped, its network inputs, then radeon's lists, the
-	// oracle's scores and the network's per size (input 1 is the VRAM size), side by side
-	prepare = [&](G g) {
-		const Trace &tr = *g->tr;
-		const uint32_t per = tr.periods[g->pi];
-		const std::vector<uint64_t> &tsz = sizes_of(meta[tr.ti].live);
-		try {
-			if (tr.kt.synthesized && per > 1)
-				g->regrouped = with_period(tr.kt, per);
-			g->kp = tr.kt.synthesized && per > 1 ? &g->regrouped : &tr.kt;
-			if (net)
-				g->tt = train_inputs(*g->kp, 256ull << 20);
-		} catch (const std::exception &e) {
-			return fail_in(meta[tr.ti].name, e);
-		}
-		g->scored.resize(net ? tsz.size() : 0);
-		const size_t pieces = 2 + g->scored.size();
-		std::lock_guard l(mu);
-		g->left = pieces;
-		for (size_t j = pieces; j-- > 0;)
-			queue.push(
-			        [&, g, j] {
-				        {
-					        std::lock_guard l2(mu);
-					        if (error)
-						        return;
-				        }
-				        try {
-					        if (j == 0)
-						        g->subs = prepare_submissions(*g->kp);
-					        else if (j == 1 && any_oracle)
-						        g->oracle = oracle_scores(*g->kp, a.config.window);
-					        else if (j >= 2)
-						        g->scored[j - 2] = net_scores(g->tt, mlp, sizes_of(meta[g->tr->ti].live)[j - 2]);
-				        } catch (const std::exception &e) {
-					        return fail_in(meta[g->tr->ti].name, e);
-				        }
-				        std::lock_guard l2(mu);
-				        if (--g->left == 0)
-					        start_runs(g);
-			        },
-			        true);
-	};
-	// Decodes a trace and deals its first grouping
-	auto load = [&](size_t ti) {
-		auto tr = std::make_shared<Trace>();
-		tr->ti = ti;
+	for (size_t ti = size_t(rank); ti < T && failed.empty(); ti += size_t(ranks)) try {
 		const std::string &path = inputs[ti].first;
-		try {
-			if (progress) {
-				std::lock_guard l(mu);
-				std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, T,
-				             base_name(path).c_str());
-			}
-			const ReplayOptions ro{a.on_destroyed, OnImpossible::Keep}; // the whole corpus as recorded
-			tr->kt = cached_kernel(path, ro, [&] { return load_kernel_trace(path, ro); });
-		} catch (...) {
-			return fail(std::current_exception());
-		}
-		const KernelTrace &kt = tr->kt;
-		TraceMeta &m = meta[ti]; // this task's alone until it is dealt
+		if (progress)
+			std::fprintf(stderr, "\r[%zu/%zu] %s: decoding...\033[K", ti + 1, T,
+			             base_name(path).c_str());
+		const ReplayOptions ro{a.on_destroyed, OnImpossible::Keep}; // the whole corpus as recorded
+		const KernelTrace kt =
+		        cached_kernel(path, ro, [&] { return load_kernel_trace(path, ro); });
+		TraceMeta &m = meta[ti];
 		m.name = kt.name;
 		m.live = inputs[ti].second;
 		const std::vector<uint64_t> &tsz = sizes_of(m.live);
@@ -733,8 +522,7 @@ void run_decide(const DecideArgs &a)
 				m.frame_cpu_us.push_back(double(kt.frame_us[i] - (i ? kt.frame_us[i - 1] : 0)));
 		// Without scores, key order is LRU order (every key is its submission stamp): a key
 		// policy's runs are its placement's without key, which are run once.
-		std::vector<size_t> &run_as = tr->run_as;
-		run_as.resize(P);
+		std::vector<size_t> run_as(P);
 		for (size_t p = 0; p < P; p++) {
 			run_as[p] = p;
 			if (!m.scores && choices[p].policy->scored() && source[p] == ScoreSource::Trace)
@@ -763,8 +551,7 @@ void run_decide(const DecideArgs &a)
 		// placement and threshold with stock eviction never got there, a rule's run is that
 		// run. The representative runs first; its twins are replayed only on the boards and
 		// sizes where it did (--every-board replays them all).
-		std::vector<size_t> &rep = tr->rep;
-		rep.resize(P);
+		std::vector<size_t> rep(P);
 		for (size_t p = 0; p < P; p++) {
 			rep[p] = p;
 			if (run_as[p] != p || !choices[p].policy->eviction_rule() || a.every_board)
@@ -777,15 +564,32 @@ void run_decide(const DecideArgs &a)
 				    choices[q].policy->budget == choices[p].policy->budget)
 					rep[p] = q;
 		}
-		std::vector<uint32_t> &periods = tr->periods;
+		auto twin_replays = [&](size_t p, const Fig &r) {
+			return choices[p].policy->fit_only() ? r.evict_allocs_too_big != 0
+			                                     : r.evict_allocs != 0;
+		};
+		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
 			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
 			if (std::find(periods.begin(), periods.end(), per) == periods.end())
 				periods.push_back(per);
 		}
-		tr->plans.resize(periods.size());
+		// Two boards that pin the same BOs at a size (pinned_for() caps them at a quarter of
+		// VRAM) with the same period are one run: the model is deterministic, so the second
+		// board's figures are a copy of the first's, not a replay
+		struct Task {
+			size_t s, p, v;
+		};
+		struct Copy {
+			size_t s, p, v, from_v;
+		};
+		struct Plan {
+			std::vector<Task> tasks;
+			std::vector<Copy> copies;
+		};
+		std::vector<Plan> plans(periods.size());
+		size_t done = 0, total = 0;
 		for (size_t pi = 0; pi < periods.size(); pi++) {
-			Plan &plan = tr->plans[pi];
 			for (size_t s = 0; s < tsz.size(); s++) {
 				std::vector<std::pair<std::vector<uint64_t>, size_t>> boards;
 				for (size_t v = 0; v < V; v++) {
@@ -799,63 +603,117 @@ void run_decide(const DecideArgs &a)
 						if (run_as[p] != p)
 							continue;
 						else if (same != boards.end())
-							plan.copies.push_back({s, p, v, same->second});
+							plans[pi].copies.push_back({s, p, v, same->second});
 						else
-							plan.tasks.push_back({s, p, v});
+							plans[pi].tasks.push_back({s, p, v});
 					if (same == boards.end())
 						boards.emplace_back(std::move(pin), v);
 				}
 			}
-			tr->total += plan.tasks.size();
+			total += plans[pi].tasks.size();
 		}
-		tr->groupings_left = periods.size();
-		auto g = std::make_shared<Grouping>();
-		g->tr = tr;
-		g->pi = 0;
-		{
-			std::lock_guard l(mu);
-			dealing = tr;
-			next_pi = 1;
-			loading = false;
-			deal();
-		}
-		prepare(std::move(g));
-	};
-	// Deals groupings while fewer than two are alive (mu held): the next period of the trace
-	// being dealt, else the next trace (whose periods are known once it is decoded)
-	deal = [&] {
-		while (alive < 2 && !error && !loading) {
-			if (dealing && next_pi < dealing->periods.size()) {
-				auto g = std::make_shared<Grouping>();
-				g->tr = dealing;
-				g->pi = next_pi++;
-				alive++;
-				queue.push([&, g] { prepare(g); }, true);
-			} else if (next_mine < mine.size()) {
-				dealing = nullptr;
-				loading = true;
-				alive++; // its first grouping
-				queue.push([&, ti = mine[next_mine++]] { load(ti); }, true);
-				return; // its periods come with it
-			} else {
-				dealing = nullptr;
-				return;
+		for (size_t pi = 0; pi < periods.size(); pi++) {
+			const uint32_t per = periods[pi];
+			// regrouped only where the period changes anything (a copy of a trace is not free)
+			KernelTrace regrouped;
+			if (kt.synthesized && per > 1)
+				regrouped = with_period(kt, per);
+			const KernelTrace &kp = kt.synthesized && per > 1 ? regrouped : kt;
+			// the network's inputs for this grouping
+			const TrainTrace tt = net ? train_inputs(kp, 256ull << 20) : TrainTrace{};
+			// Once for every run of this grouping, side by side: radeon's lists, the
+			// oracle's scores, the network's per size (input 1 is the VRAM size)
+			Submissions subs;
+			std::vector<uint32_t> oracle;
+			std::vector<std::vector<uint32_t>> scored(net ? tsz.size() : 0);
+			{
+				std::mutex mu;
+				std::string err;
+				parallel_for_each(2 + scored.size(), threads, [&](size_t j) {
+					try {
+						if (j == 0)
+							subs = prepare_submissions(kp);
+						else if (j == 1 && any_oracle)
+							oracle = oracle_scores(kp, a.config.window);
+						else if (j >= 2)
+							scored[j - 2] = net_scores(tt, mlp, tsz[j - 2]);
+					} catch (const std::exception &e) {
+						std::lock_guard g(mu);
+						err = e.what();
+					}
+				});
+				if (!err.empty())
+					throw TraceError(m.name + ": " + err);
 			}
+			// the representatives (and what has none) first, then what their runs leave
+			std::vector<Task> first, twins;
+			for (const Task &k : plans[pi].tasks)
+				(rep[k.p] == k.p ? first : twins).push_back(k);
+			std::vector<Task> tasks = std::move(first);
+			std::mutex mu;
+			std::string err;
+			auto run = [&](size_t i) {
+				const Task &k = tasks[i];
+				KernelConfig c = a.config;
+				c.vram = tsz[k.s] << 20;
+				apply_choice(choices[k.p], c);
+				c.pinned = pinned_for(vars[k.v], c.vram);
+				c.per_frame = !m.frame_cpu_us.empty();
+				Fig f;
+				try {
+					const KernelResult r = simulate_kernel(
+					        kp, subs, c,
+					        source[k.p] == ScoreSource::Net      ? &scored[k.s]
+					        : source[k.p] == ScoreSource::Oracle ? &oracle
+					                                             : nullptr);
+					f.moved = r.bytes_to_vram() + r.bytes_from_vram();
+					f.moves = r.moves();
+					f.gtt_bytes = r.gtt_access_bytes;
+					f.evictions = r.evictions();
+					f.evict_allocs = r.evict_allocs;
+					f.evict_allocs_too_big = r.evict_allocs_too_big;
+					// per_frame[0] is before the first FRAME: frame n ends at FRAME n
+					for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
+						f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
+						                    r.per_frame[n].gtt_access_bytes});
+				} catch (const std::exception &e) {
+					std::lock_guard g(mu);
+					err = e.what();
+				}
+				std::lock_guard g(mu);
+				figs[at(ti, k.s, k.p, k.v)] = std::move(f);
+				done++;
+				if (progress)
+					std::fprintf(stderr, "\r[%zu/%zu] %s: %zu/%zu runs (%u ms period)\033[K",
+					             ti + 1, T, m.name.c_str(), done, total, per);
+			};
+			parallel_for_each(tasks.size(), threads, run);
+			replays += tasks.size();
+			if (err.empty()) {
+				tasks.clear();
+				for (const Task &k : twins)
+					if (const Fig &r = figs[at(ti, k.s, rep[k.p], k.v)]; twin_replays(k.p, r))
+						tasks.push_back(k);
+					else
+						figs[at(ti, k.s, k.p, k.v)] = r;
+				total -= twins.size() - tasks.size();
+				parallel_for_each(tasks.size(), threads, run);
+				replays += tasks.size();
+			}
+			if (!err.empty())
+				throw TraceError(m.name + ": " + err);
+			for (const Copy &k : plans[pi].copies)
+				figs[at(ti, k.s, k.p, k.v)] = figs[at(ti, k.s, k.p, k.from_v)];
 		}
-	};
-	{
-		std::lock_guard l(mu);
-		deal();
-	}
-	queue.run(threads);
-	if (error) {
+		for (size_t p = 0; p < P; p++)
+			if (run_as[p] != p)
+				for (size_t s = 0; s < tsz.size(); s++)
+					for (size_t v = 0; v < V; v++)
+						figs[at(ti, s, p, v)] = figs[at(ti, s, run_as[p], v)];
+	} catch (const std::exception &e) {
 		if (ranks == 1)
-			std::rethrow_exception(error);
-		try {
-			std::rethrow_exception(error);
-		} catch (const std::exception &e) {
-			failed = e.what();
-		}
+			throw;
+		failed = e.what();
 	}
 #ifdef VRAMLAB_HAVE_MPI
 	if (ranks > 1) {
@@ -927,6 +785,15 @@ void run_decide(const DecideArgs &a)
 	auto tr = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
 		const Fig &f = figs[at(t, s, p, v)];
 		return band_transfer_us(f.moved, f.moves, f.gtt_bytes, a.config, b);
+	};
+	// A live run's frame-time p99 in a band, computed once: every policy's row pairs with its
+	// baseline's, in every group it is in (a sort of the run's frames each time)
+	std::vector<double> p99_memo(figs.size() * bands.size(), -1.0);
+	auto p99 = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
+		double &m = p99_memo[at(t, s, p, v) * bands.size() + size_t(&b - bands.data())];
+		if (m < 0)
+			m = frame_p99(meta[t], figs[at(t, s, p, v)], a.config, b);
+		return m;
 	};
 	std::string base_list;
 	for (size_t b : base_of)
@@ -1010,8 +877,7 @@ void run_decide(const DecideArgs &a)
 						for (size_t v = 0; v < V; v++) {
 							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, base, v, b)));
 							if (!meta[t].frame_cpu_us.empty()) {
-								const double fp = frame_p99(meta[t], figs[at(t, s, p, v)], a.config, b);
-								const double fb = frame_p99(meta[t], figs[at(t, s, base, v)], a.config, b);
+								const double fp = p99(t, s, p, v, b), fb = p99(t, s, base, v, b);
 								p99_by_v[v].push_back(ratio(fp, fb));
 							}
 						}
