@@ -74,8 +74,9 @@ std::string key_of(const std::string &path, const char *kind, ReplayOptions opt)
 	       std::to_string(sizeof(CsReloc)) + "/" + std::to_string(sizeof(KernelCs));
 }
 
-// The cache's bound: VRAMLAB_TRACE_CACHE_MAX_MIB, else 8 GiB (a corpus and its live traces in
-// both models and both defect modes take about 3 GiB).
+// The cache's bound: VRAMLAB_TRACE_CACHE_MAX_MIB, else 8 GiB (what `make decide` reads, the
+// corpus and the live traces for the kernel model with dead ids skipped, takes 2.4 GB; the
+// other defect mode and the thesis model's form add about as much again).
 uint64_t max_bytes()
 {
 	if (const char *e = std::getenv("VRAMLAB_TRACE_CACHE_MAX_MIB"); e && *e) {
