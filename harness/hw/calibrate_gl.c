@@ -100,7 +100,7 @@ static struct {
 };
 
 /* One line on stderr, then exit with "status". */
-static void
+static _Noreturn void
 leave(int status, const char *tail, const char *fmt, va_list ap)
 {
    fputs("calibrate_gl: ", stderr);
@@ -110,7 +110,7 @@ leave(int status, const char *tail, const char *fmt, va_list ap)
 }
 
 /* A timing that cannot be trusted, or a GL failure: status 1. */
-static void
+static _Noreturn void
 die(const char *fmt, ...)
 {
    va_list ap;
@@ -120,7 +120,7 @@ die(const char *fmt, ...)
 }
 
 /* A bad argument: status 2. */
-static void
+static _Noreturn void
 usage(const char *fmt, ...)
 {
    va_list ap;
