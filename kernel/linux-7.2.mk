@@ -3,8 +3,8 @@
 # Linux 7.2 (Debian sid's linux-source-7.2) as a base of its own, beside 6.12's: its tree,
 # build directories and apt state live in the cache.  `make test` (CI) runs tree-7.2,
 # checkpatch-7.2, kunit-7.2-prod, prove-7.2 and replay-7.2 (one UML kernel, built cold once,
-# then incrementally on each branch); test-7.2 adds the debug config, each patch alone and the
-# x86_64 modules.  Included by Makefile.
+# then incrementally on each branch) and selftest-qemu-7.2 (x86_64 under qemu); test-7.2
+# adds the debug config, each patch alone and the x86_64 modules.  Included by Makefile.
 #
 #   make -C kernel tree-7.2       fetch the pinned linux-source-7.2 through a private apt
 #                                 state (fetch-sid-source.sh), unpack and commit it as a
@@ -28,6 +28,8 @@
 #                                 lab-stock (the same with the two fixes reverted), each
 #                                 must match vramlab's kernel model counter for counter
 #                                 (7.2+fix and 7.2); the header is checked against the model
+#   make -C kernel selftest-qemu-7.2  the allocator's KUnit suites as modules in a booted
+#                                 x86_64 kernel of the series under qemu (as selftest-qemu)
 #   make -C kernel export-7.2-lab ../patches/linux-7.2-lab/ from branch lab
 #   make -C kernel evict-cost-7.2 lab, not in `make test`: lab/ttm_evict_cost_test.c on the
 #                                 series before window eviction (EVICT_COST72_BASE) and with
@@ -58,7 +60,8 @@ LABDIR72      := $(abspath $(HERE)/../patches/linux-7.2-lab)
 LAB72          = $(sort $(wildcard $(LABDIR72)/[0-9]*.patch))
 
 .PHONY: tree-7.2 checkpatch-7.2 kunit-7.2 modules-7.2 test-7.2 prove-7.2 export-7.2 each-7.2 \
-        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod kunit-7.2-debug lab-7.2 prove-fit-7.2
+        replay-7.2 replay-header-7.2 export-7.2-lab kunit-7.2-prod kunit-7.2-debug lab-7.2 prove-fit-7.2 \
+        selftest-qemu-7.2
 
 test-7.2: tree-7.2 checkpatch-7.2 kunit-7.2 each-7.2 modules-7.2 prove-7.2 replay-7.2
 
@@ -179,6 +182,20 @@ each-7.2:
 				echo "UML builds ($$(( $$(date +%s) - s ))s): $$($(GIT72) log -1 --format=%s)"; \
 			else echo "UML FAILS: $$($(GIT72) log -1 --format=%s)"; tail -20 $(BUILD72)/each-um.log; rc=1; fi; \
 		done; $(GIT72) checkout -q -f $(BRANCH); exit $$rc; fi
+
+# The allocator's KUnit suites (drm_mm, TTM, radeon) as modules on a booted minimal x86_64
+# kernel of the series under qemu: the runner and script of 6.12's selftest-qemu, no lab
+# parameters (the series has none), production-like as kunit-7.2-prod
+# (config.selftest-x86_64.prod).  On 7.2 an allnoconfig kernel has
+# KUNIT_AUTORUN_ENABLED off, and a module's suites would load without running:
+# kunit.autorun=1.  The TAP in $(BUILD72)/selftest-x86_64.tap; about 6 min cold, 15 s warm.
+selftest-qemu-7.2: deps
+	$(need72)
+	$(call apt_need,qemu-system-x86 busybox-static kmod)
+	@if [ "$$(cat $(BUILD72)/status 2>/dev/null)" = ok ]; then \
+		set -e; $(GIT72) checkout -q -f $(BRANCH); \
+		SELFTEST_KARGS=kunit.autorun=1 SELFTEST_CONFIG=$(HERE)/config.selftest-x86_64.prod \
+			nice -n 10 $(HERE)/selftest-qemu.sh $(KDIR72) $(BUILD72) $(JOBS); fi
 
 # The suite on stock 7.2: branch `prove` of the 7.2 tree is the base with only the suite's
 # patch (the last of the series) applied; it is built in kunit-7.2's build directories (only

@@ -24,6 +24,7 @@
 # usage: selftest-qemu.sh KDIR BUILD JOBS
 # environment: SELFTEST_KARGS  kernel command line added for the suites
 #                              (default: the radeon parameters make kunit uses)
+#              SELFTEST_CONFIG  a config fragment applied last (its values win)
 #              SELFTEST_TIMEOUT  seconds qemu may run (default 600)
 #              VRAMLAB_KVM=1     use KVM
 set -euo pipefail
@@ -61,14 +62,14 @@ fi
 frag=$out/selftest.config
 safe_write_begin frag_new "$frag"
 # both fragments, each option once (the last value wins)
-cat "$here/config.selftest-x86_64" "$here/kselftest/config" |
+cat "$here/config.selftest-x86_64" "$here/kselftest/config" ${SELFTEST_CONFIG:+"$SELFTEST_CONFIG"} |
 	grep -E '^CONFIG_[A-Za-z0-9_]+=|^# CONFIG_[A-Za-z0-9_]+ is not set' | tac |
 	awk '{ match($0, /CONFIG_[A-Za-z0-9_]+/); k = substr($0, RSTART, RLENGTH) } !seen[k]++' |
 	tac >"$frag_new"
 if [ -f "$out/.config" ] && cmp -s "$frag_new" "$frag"; then
 	rm -f "$frag_new"
 else
-	say "configuring: allnoconfig + kernel/config.selftest-x86_64 + kernel/kselftest/config"
+	say "configuring: allnoconfig + kernel/config.selftest-x86_64 + kernel/kselftest/config${SELFTEST_CONFIG:+ + $SELFTEST_CONFIG}"
 	"${kmake[@]}" -s KCONFIG_ALLCONFIG="$frag_new" allnoconfig
 	safe_write_commit "$frag_new" "$frag"
 fi
