@@ -8,10 +8,19 @@ if [ "${1:-}" = --no-recommends ]; then
 	opts+=(--no-install-recommends)
 	shift
 fi
-missing=()
-for p in "$@"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'ok installed' >/dev/null || missing+=("$p")
-done
+find_missing()
+{
+	missing=()
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep 'ok installed' >/dev/null || missing+=("$p")
+	done
+}
+find_missing "$@"
+[ ${#missing[@]} -eq 0 ] && exit 0
+. "$(dirname "$0")/apt-lock.sh"
+apt_lock
+# a suite beside this one may have installed them while this one waited
+find_missing "$@"
 [ ${#missing[@]} -eq 0 ] && exit 0
 echo "installing: ${missing[*]}"
 sudo=""

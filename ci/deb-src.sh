@@ -4,6 +4,8 @@
 # Usage: ci/deb-src.sh PACKAGE
 set -euo pipefail
 apt-cache showsrc "$1" 2>/dev/null | grep '^Version:' >/dev/null && exit 0
+. "$(dirname "$0")/apt-lock.sh"
+apt_lock
 sudo=""
 [ "$(id -u)" = 0 ] || sudo=sudo
 for f in /etc/apt/sources.list.d/*.sources; do

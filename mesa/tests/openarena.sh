@@ -112,6 +112,8 @@ if ! installed openarena || [ ! -x /usr/games/openarena ]; then
 	[ "$install" = 1 ] || die "openarena is not installed (apt-get install openarena)"
 	[ "$(id -u)" = 0 ] || die "openarena is not installed; run as root to install it, or apt-get install openarena"
 	echo "$me: installing openarena" >&2
+	. "$(dirname "$0")/../../ci/apt-lock.sh"
+	apt_lock
 	export DEBIAN_FRONTEND=noninteractive
 	if ! apt-cache policy openarena 2>/dev/null | grep 'Candidate: [0-9]' >/dev/null; then
 		apt-get update -qq
