@@ -646,5 +646,39 @@ for t in ("supertuxkart2.bin", "total"):
         sys.exit(f"{t}: window at 128 MiB {step2[t]:+.2f}% in step 2, {step3[t]:+.2f}% in step 3")
 PY
 
+# labels: the header, one decision's rows sharing its columns, victims in every placed decision,
+# and a policy that is not the oracle refused
+"$bin" labels --quiet --vram 32 -o "$work/labels.csv" "$traces"/nederland1.bin ||
+	bad "labels exit"
+/usr/bin/python3 - "$work/labels.csv" <<'PY' && ok || bad "labels: $work/labels.csv"
+import csv, collections, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and list(rows[0]) == ("trace,vram_mib,decision,outcome,placed_id,placed_pages,"
+    "placed_next_in,now_us,id,lru_rank,pages,start,priority,uses,returns,idle_us,age_us,"
+    "next_in,next_in_us,victim").split(","), list(rows[0])
+victims = collections.Counter()
+for r in rows:
+    assert r["trace"] == "nederland1.bin" and r["vram_mib"] == "32", r
+    victims[(r["decision"], r["outcome"])] += int(r["victim"])
+assert all(v > 0 for (d, o), v in victims.items() if o == "placed"), victims
+assert all(v == 0 for (d, o), v in victims.items() if o != "placed"), victims
+PY
+# their summary: a row for the run, AUCs in [0, 1], a bad row named by its line
+summary=$src/python/labels_summary.py
+/usr/bin/python3 "$summary" --json "$work/ls.json" "$work/labels.csv" >"$work/ls.txt" &&
+	/usr/bin/python3 - "$work/ls.json" <<'PY' && ok || bad "labels_summary: $(cat "$work/ls.txt")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+(r,) = j["runs"]
+assert r["trace"] == "nederland1.bin" and r["placed"] > 0, r
+assert all(a is None or 0 <= a <= 1 for a in r["auc"].values()), r
+PY
+{ head -3 "$work/labels.csv"; echo "nederland1.bin,32,1"; } >"$work/badlabels.csv"
+expect_fail "labels_summary on a short row" "badlabels.csv: line 4: 3 fields" \
+	/usr/bin/python3 "$summary" "$work/badlabels.csv"
+expect_fail "labels of a policy that is not the oracle" "is not the clairvoyant window" \
+	"$bin" labels --policy window -o "$work/l2.csv" "$traces"/nederland1.bin
+[ ! -e "$work/l2.csv" ] && ok || bad "labels: a refused run left $work/l2.csv"
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -17,6 +17,7 @@ void add_sim_command(CLI::App &app);
 void add_decide_command(CLI::App &app);
 void add_weights_commands(CLI::App &app);
 void add_train_command(CLI::App &app);
+void add_labels_command(CLI::App &app); // labels_cmd.cc
 
 // "512K", "64M", "1G", "4096" -> bytes. Throws CLI::ValidationError with the text.
 uint64_t parse_size(const std::string &s);

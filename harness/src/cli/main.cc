@@ -199,6 +199,7 @@ int main(int argc, char **argv)
 	vramlab::add_decide_command(app);
 	vramlab::add_weights_commands(app);
 	vramlab::add_train_command(app);
+	vramlab::add_labels_command(app);
 	// Listed for --help; `vramlab report ...` is handled before parsing (run_report()).
 	app.add_subcommand("report", "HTML report of PTS A/B runs, live runs, simulator and "
 	                   "training results (vramlab report --help)");

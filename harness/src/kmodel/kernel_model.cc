@@ -125,6 +125,8 @@ public:
 			guard_.grow(bos);
 		if (c.future)
 			next_use_.resize(bos);
+		if (c.observer)
+			extra_.resize(bos);
 		if ((c.window_oracle || c.admit_oracle) && !c.future)
 			throw std::invalid_argument("the clairvoyant rules need the trace's future "
 			                            "(simulate_kernel() gives it; a live model has none)");
@@ -192,6 +194,8 @@ public:
 				guard_.grow(n);
 			if (c_.future)
 				next_use_.resize(n);
+			if (c_.observer)
+				extra_.resize(n);
 		}
 	}
 	const KernelResult &result()
@@ -329,6 +333,8 @@ private:
 	{
 		if (c_.guard)
 			guard_.evicted(v, now_us_);
+		if (c_.observer) [[unlikely]]
+			extra_[v].out = true;
 		move_to(v, MemGtt, true);
 	}
 
@@ -459,6 +465,9 @@ private:
 		}
 		if (at == UINT64_MAX) {
 			r_.window_nofit++;
+			victims_.clear();
+			if (c_.observer) [[unlikely]]
+				tell(id, OracleDecision::NoFit);
 			return false;
 		}
 		victims_.clear();
@@ -470,13 +479,41 @@ private:
 			}
 		if (c_.admit_oracle && next_use_[id] > earliest) {
 			r_.admit_bypasses++;
+			if (c_.observer) [[unlikely]] {
+				victims_.clear(); // nothing is evicted
+				tell(id, OracleDecision::Bypass);
+			}
 			return false;
 		}
+		if (c_.observer) [[unlikely]]
+			tell(id, OracleDecision::Placed);
 		r_.windows++;
 		for (uint32_t v : victims_)
 			evict(v);
 		place_at(id, at);
 		return true;
+	}
+
+	// The observer's view of one decision: belady_ holds every evictable BO, victims_ what
+	// is evicted (before it is)
+	void tell(uint32_t id, OracleDecision::Outcome outcome)
+	{
+		cands_.clear();
+		for (const BeladyCandidate &c : belady_) {
+			const Bo &b = bo_[c.id];
+			const BoExtra &x = extra_[c.id];
+			const bool victim =
+			        std::find(victims_.begin(), victims_.end(), c.id) != victims_.end();
+			cands_.push_back({c.id, c.rank, b.pages, b.start, c.next_use,
+			                  x.uses ? b.used_us : x.created_us, x.created_us, x.uses, x.returns,
+			                  b.priority, victim});
+		}
+		std::sort(cands_.begin(), cands_.end(),
+		          [](const OracleCandidate &a, const OracleCandidate &b) {
+			          return a.lru_rank < b.lru_rank;
+		          });
+		c_.observer->decision({id, bo_[id].pages, next_use_[id], now_us_, subs_, outcome},
+		                      cands_.data(), cands_.size());
 	}
 
 	// ttm_bo_validate() for a placement list of VRAM and/or GTT (domain bits, v2 values).
@@ -513,6 +550,10 @@ private:
 		account(id, from, MemVram, false);
 		if (c_.guard && from == MemGtt) [[unlikely]]
 			guard_.returned(id, b.pages, now_us_);
+		if (c_.observer && extra_[id].out) [[unlikely]] {
+			extra_[id].out = false;
+			extra_[id].returns++;
+		}
 	}
 
 public:
@@ -529,6 +570,8 @@ public:
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
+		if (c_.observer) [[unlikely]]
+			extra_[id] = {now_us_, 0, 0, false};
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
@@ -624,6 +667,7 @@ private:
 	{
 		if (!c_.future) [[likely]]
 			return;
+		subs_++;
 		const uint64_t base = relocs_seen_;
 		relocs_seen_ += n;
 		if (relocs_seen_ > c_.future->reloc_next.size())
@@ -691,6 +735,8 @@ private:
 			}
 			b.cs_score = score;
 			b.used_us = now_us_;
+			if (c_.observer) [[unlikely]]
+				extra_[e.id].uses++;
 			if (b.mem == MemGtt) {
 				r_.gtt_accesses++;
 				r_.gtt_access_bytes += b.pages * kPage;
@@ -795,6 +841,15 @@ private:
 	std::vector<BeladyCandidate> belady_;
 	std::vector<uint32_t> victims_;
 	uint64_t relocs_seen_ = 0;
+	// kept only for an observer (labels): what a kernel could record per BO
+	struct BoExtra {
+		uint64_t created_us = 0;
+		uint32_t uses = 0, returns = 0;
+		bool out = false; // evicted, not back in VRAM yet
+	};
+	std::vector<BoExtra> extra_;
+	std::vector<OracleCandidate> cands_;
+	uint64_t subs_ = 0; // submissions begun (with a future)
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}

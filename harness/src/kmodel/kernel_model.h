@@ -17,6 +17,40 @@ namespace vramlab {
 
 struct Future; // clairvoyant.h
 
+// What the clairvoyant window decided, for learning it (`vramlab labels`, issue 50): at each
+// ttm_bo_evict_alloc() of a run with window_oracle, the BO being placed and every evictable
+// BO, with the future the oracle read and what the kernel itself could have known then.
+// Times are the trace's submission times (microseconds); "submissions" count the trace's.
+struct OracleCandidate {
+	uint32_t id;
+	uint32_t lru_rank;   // position in TTM's eviction order (0: the walk's first)
+	uint64_t pages;
+	uint64_t start;      // first page in VRAM
+	uint64_t next_use;   // submission index of its next use or destroy (Future::kNever: none)
+	uint64_t last_us;    // the last submission that used it (its create's time if none)
+	uint64_t created_us; // time of its create
+	uint32_t uses;       // submissions that named it
+	uint32_t returns;    // times it came back to VRAM after an eviction
+	uint8_t priority;    // bo->priority
+	bool victim;         // the oracle evicted it here
+};
+struct OracleDecision {
+	uint32_t id;         // the BO being placed
+	uint64_t pages;
+	uint64_t next_use;   // the placed BO's own next use
+	uint64_t now_us;     // time of the submission in progress (or of the last one)
+	uint64_t subs;       // submissions begun so far: a BO next used at submission k is
+	                     // k + 1 - subs submissions away
+	enum Outcome : uint8_t { Placed, NoFit, Bypass } outcome;
+};
+class OracleObserver {
+public:
+	virtual ~OracleObserver() = default;
+	// candidates in TTM's eviction order; the span lives until the call returns
+	virtual void decision(const OracleDecision &d, const OracleCandidate *candidates,
+	                      size_t n) = 0;
+};
+
 // The built-in transfer costs, assumptions measured on no card (docs/cost-file.md): PCIe 2.0
 // x16's 8 GB/s, the thesis's 232 GB/s VRAM and 20 us a move, a GPU use of a buffer in GTT
 // charged as one read of its whole size at PCIe speed. costs/default.json holds the same
@@ -93,6 +127,9 @@ struct KernelConfig {
 	// `future`, which simulate_kernel() computes from the trace. Model only.
 	bool window_oracle = false, admit_oracle = false;
 	const Future *future = nullptr;
+	// Told every decision of the clairvoyant window (labels for learning it); the model then
+	// also keeps each BO's create time, use count and returns from GTT.
+	OracleObserver *observer = nullptr;
 	// The thrash guard (thrash_guard.h): a BO evicted and brought back quickly, several times
 	// in a row, stays resident for a while. Model only.
 	bool guard = false;
