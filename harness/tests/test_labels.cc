@@ -79,10 +79,14 @@ TEST(OracleLabels, TheDecisionsOfAnExampleWorkedOnPaper)
 	EXPECT_EQ(first.d.subs, 4u);
 	EXPECT_EQ(first.find(a)->next_use, 4u);
 	EXPECT_EQ(first.find(c)->next_use, 7u);
+	// one relocation a submission: a's is the trace's first, d's its fourth
+	EXPECT_EQ(first.find(a)->last_reloc, 0u);
+	EXPECT_EQ(first.find(d)->last_reloc, 3u);
 	EXPECT_EQ(second.d.id, c);
 	EXPECT_EQ(second.victims(), std::vector<uint32_t>{e});
 	EXPECT_EQ(second.find(e)->next_use, Future::kNever);
 	EXPECT_EQ(second.find(e)->uses, 0u);
+	EXPECT_EQ(second.find(e)->last_reloc, UINT64_MAX);
 	// admission: e stays in GTT, nothing evicted, the decision says so
 	Recorder admit;
 	k.admit_oracle = true;
@@ -127,6 +131,12 @@ TEST(OracleLabels, OnATraceTheVictimsAreTheEvictionsAndTheRunIsTheSame)
 				if (i)
 					EXPECT_LT(s.c[i - 1].lru_rank, s.c[i].lru_rank);
 				EXPECT_NE(s.c[i].id, s.d.id);
+				// the relocation that last named it names it (Mesa's inputs are found there)
+				const OracleCandidate &x = s.c[i];
+				if (x.uses) {
+					ASSERT_LT(x.last_reloc, t.relocs.size());
+					EXPECT_EQ(t.relocs[x.last_reloc].id, x.id);
+				}
 			}
 		}
 		EXPECT_EQ(placed, plain.windows);

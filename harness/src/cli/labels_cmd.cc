@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <mutex>
+#include <utility>
 #include <string>
 #include <thread>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "kmodel/kernel_model.h"
 #include "sim/parallel.h"
 #include "sim/trace_cache.h"
+#include "train/objective.h"
 #include "trace/stats.h"
 #include "util/output_file.h"
 
@@ -23,8 +25,9 @@ namespace {
 // The rows of one run (trace x size), written in the run's order
 class CsvLabels : public OracleObserver {
 public:
-	CsvLabels(const KernelTrace &t, uint64_t vram_mib, uint64_t every)
-	    : t_(t), vram_mib_(vram_mib), every_(every)
+	// mesa: the network inputs of each relocation of t (train_inputs() at this size)
+	CsvLabels(const KernelTrace &t, TrainTrace mesa, uint64_t vram_mib, uint64_t every)
+	    : t_(t), mesa_(std::move(mesa)), vram_mib_(vram_mib), every_(every)
 	{
 	}
 	void decision(const OracleDecision &d, const OracleCandidate *c, size_t n) override
@@ -43,13 +46,15 @@ public:
 			char row[256];
 			const int rl = std::snprintf(
 			        row, sizeof row,
-			        ",%u,%u,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%d\n",
+			        ",%u,%u,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%d",
 			        x.id, x.lru_rank, x.pages, x.start, unsigned(x.priority), x.uses, x.returns,
 			        d.now_us - std::min(d.now_us, x.last_us),
 			        d.now_us - std::min(d.now_us, x.created_us), ahead(x.next_use, d.subs).c_str(),
 			        ahead_us(x.next_use, d.now_us).c_str(), x.victim ? 1 : 0);
 			out_.append(head, size_t(hl));
 			out_.append(row, size_t(rl));
+			mesa_inputs(x.last_reloc);
+			out_ += '\n';
 			rows_++;
 			victims_ += x.victim;
 		}
@@ -72,13 +77,31 @@ private:
 		const uint64_t at = t_.cs_us[next_use];
 		return std::to_string(at > now_us ? at - now_us : 0);
 	}
+	// Mesa's nine inputs at the relocation that last named the BO (empty: none yet, or one
+	// Mesa sends neutral, the winsys's fence)
+	void mesa_inputs(uint64_t reloc)
+	{
+		const bool have = reloc < mesa_.reloc_input.size() &&
+		                  mesa_.reloc_input[reloc] != TrainTrace::kNeutral;
+		for (size_t i = 0; i < kMlpInputs; i++) {
+			out_ += ',';
+			if (have) {
+				char v[32];
+				const int n = std::snprintf(v, sizeof v, "%.9g",
+				                            double(mesa_.inputs[mesa_.reloc_input[reloc]][i]));
+				out_.append(v, size_t(n));
+			}
+		}
+	}
 	const KernelTrace &t_;
+	const TrainTrace mesa_;
 	uint64_t vram_mib_, every_;
 };
 
 constexpr const char *kHeader =
         "trace,vram_mib,decision,outcome,placed_id,placed_pages,placed_next_in,now_us,"
-        "id,lru_rank,pages,start,priority,uses,returns,idle_us,age_us,next_in,next_in_us,victim\n";
+        "id,lru_rank,pages,start,priority,uses,returns,idle_us,age_us,next_in,next_in_us,victim,"
+        "m0,m1,m2,m3,m4,m5,m6,m7,m8\n";
 
 struct LabelsArgs {
 	std::vector<std::string> inputs;
@@ -117,7 +140,8 @@ void run_labels(const LabelsArgs &a)
 		std::string err;
 		const unsigned threads = a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency());
 		parallel_for_each(sizes.size(), std::min<size_t>(threads, sizes.size()), [&](size_t k) {
-			auto obs = std::make_unique<CsvLabels>(kt, sizes[k], a.every);
+			auto obs = std::make_unique<CsvLabels>(kt, train_inputs(kt, sizes[k] << 20), sizes[k],
+			                                       a.every);
 			KernelConfig c;
 			c.vram = sizes[k] << 20;
 			apply_choice(choice, c);

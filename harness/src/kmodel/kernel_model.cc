@@ -506,7 +506,7 @@ private:
 			        std::find(victims_.begin(), victims_.end(), c.id) != victims_.end();
 			cands_.push_back({c.id, c.rank, b.pages, b.start, c.next_use,
 			                  x.uses ? b.used_us : x.created_us, x.created_us, x.uses, x.returns,
-			                  b.priority, victim});
+			                  x.last_reloc, b.priority, victim});
 		}
 		std::sort(cands_.begin(), cands_.end(),
 		          [](const OracleCandidate &a, const OracleCandidate &b) {
@@ -571,7 +571,7 @@ public:
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
 		if (c_.observer) [[unlikely]]
-			extra_[id] = {now_us_, 0, 0, false};
+			extra_[id] = {now_us_, 0, 0, UINT64_MAX, false};
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
@@ -675,6 +675,10 @@ private:
 		for (uint32_t i = 0; i < n; i++)
 			if (relocs[i].id < bo_.size())
 				next_use_[relocs[i].id] = c_.future->reloc_next[base + i];
+		if (c_.observer) [[unlikely]]
+			for (uint32_t i = 0; i < n; i++)
+				if (relocs[i].id < extra_.size())
+					extra_[relocs[i].id].last_reloc = base + i;
 	}
 
 	// ttm_eu_reserve_buffers() + radeon_bo_list_validate() + radeon_cs_parser_fini() over a
@@ -845,6 +849,7 @@ private:
 	struct BoExtra {
 		uint64_t created_us = 0;
 		uint32_t uses = 0, returns = 0;
+		uint64_t last_reloc = UINT64_MAX;
 		bool out = false; // evicted, not back in VRAM yet
 	};
 	std::vector<BoExtra> extra_;

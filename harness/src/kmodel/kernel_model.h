@@ -31,6 +31,8 @@ struct OracleCandidate {
 	uint64_t created_us; // time of its create
 	uint32_t uses;       // submissions that named it
 	uint32_t returns;    // times it came back to VRAM after an eviction
+	uint64_t last_reloc; // the trace relocation that last named it (UINT64_MAX: none yet):
+	                     // where Mesa's view of it (its network inputs) is found
 	uint8_t priority;    // bo->priority
 	bool victim;         // the oracle evicted it here
 };
