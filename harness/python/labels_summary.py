@@ -33,6 +33,9 @@ COLUMNS = ["trace", "vram_mib", "decision", "outcome", "placed_id", "placed_page
            "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"]
 
 
+KEEP = ("decision", "outcome", "victim", "next_in_us") + tuple(FEATURES)
+
+
 def ranks(values):
     """Average ranks (1-based), ties sharing their mean rank."""
     order = sorted(range(len(values)), key=values.__getitem__)
@@ -91,7 +94,8 @@ def read(paths):
                     sys.exit(f"{path}: line {n}: {e}")
                 if r["victim"] not in (0, 1) or r["outcome"] not in ("placed", "nofit", "bypass"):
                     sys.exit(f"{path}: line {n}: victim or outcome out of range")
-                runs[(r["trace"], r["vram_mib"])].append(r)
+                # only what the summary reads: a live corpus has millions of rows
+                runs[(r["trace"], r["vram_mib"])].append({k: r[k] for k in KEEP})
     return runs
 
 
