@@ -57,6 +57,17 @@ struct Builder {
 			cs({{id, false}});
 		return ids;
 	}
+	// The clairvoyant window's example (test_kernel_rules.cc, test_labels.cc): those four, a
+	// fifth BO e created, then a, b, d, c used in that order; returns {a, b, c, d, e}. In 1 MiB
+	// the oracle evicts c (needed last) for e, then e (never used) for c.
+	std::array<uint32_t, 5> oracle_example()
+	{
+		const auto [a, b, c, d] = four_used_in_order();
+		const uint32_t e = create(256);
+		for (uint32_t id : {a, b, d, c})
+			cs({{id, false}});
+		return {a, b, c, d, e};
+	}
 	void destroy(uint32_t id) { t.ops.push_back(KernelTrace::pack(KernelTrace::Destroy, id)); }
 	KernelResult run(uint64_t vram_kib, uint32_t topdown = 0, bool key = false,
 	                 Stock stock = Stock::V6_12)

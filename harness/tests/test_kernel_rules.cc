@@ -46,13 +46,7 @@ TEST(ClairvoyantWindow, TheFutureOfARelocationIsItsBufferNextSubmission)
 TEST(ClairvoyantWindow, EvictsTheBufferNeededLastAndAdmissionLeavesAColdOneInGtt)
 {
 	Builder b;
-	const auto [a, bb, c, d] = b.four_used_in_order();
-	const auto e = b.create(256);
-	b.cs({{a, false}});
-	b.cs({{bb, false}});
-	b.cs({{d, false}});
-	b.cs({{c, false}});
-	(void)e;
+	b.oracle_example();
 	KernelConfig k = checked_config(1024);
 	const KernelResult lru = simulate_kernel(b.t, k);
 	k.scan = k.window_oracle = true;

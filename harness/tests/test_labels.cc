@@ -42,18 +42,11 @@ public:
 	std::vector<Seen> seen;
 };
 
-// test_kernel_rules.cc's example: four 256 KiB buffers used in turn, a fifth created, then
-// a, b, d, c used in that order in 1 MiB. The oracle evicts c (needed last) for e, then e
-// (never used) for c.
+// Builder::oracle_example(): the oracle evicts c for e, then e for c.
 TEST(OracleLabels, TheDecisionsOfAnExampleWorkedOnPaper)
 {
 	Builder b;
-	const auto [a, bb, c, d] = b.four_used_in_order();
-	const auto e = b.create(256);
-	b.cs({{a, false}});
-	b.cs({{bb, false}});
-	b.cs({{d, false}});
-	b.cs({{c, false}});
+	const auto [a, bb, c, d, e] = b.oracle_example();
 	KernelConfig k = checked_config(1024);
 	k.scan = k.window_oracle = true;
 	Recorder rec;

@@ -465,7 +465,6 @@ private:
 		}
 		if (at == UINT64_MAX) {
 			r_.window_nofit++;
-			victims_.clear();
 			if (c_.observer) [[unlikely]]
 				tell(id, OracleDecision::NoFit);
 			return false;
@@ -479,10 +478,8 @@ private:
 			}
 		if (c_.admit_oracle && next_use_[id] > earliest) {
 			r_.admit_bypasses++;
-			if (c_.observer) [[unlikely]] {
-				victims_.clear(); // nothing is evicted
+			if (c_.observer) [[unlikely]]
 				tell(id, OracleDecision::Bypass);
-			}
 			return false;
 		}
 		if (c_.observer) [[unlikely]]
@@ -494,16 +491,16 @@ private:
 		return true;
 	}
 
-	// The observer's view of one decision: belady_ holds every evictable BO, victims_ what
-	// is evicted (before it is)
+	// The observer's view of one decision: belady_ holds every evictable BO; a placed one
+	// evicts victims_ (after this call), the others evict nothing
 	void tell(uint32_t id, OracleDecision::Outcome outcome)
 	{
 		cands_.clear();
 		for (const BeladyCandidate &c : belady_) {
 			const Bo &b = bo_[c.id];
 			const BoExtra &x = extra_[c.id];
-			const bool victim =
-			        std::find(victims_.begin(), victims_.end(), c.id) != victims_.end();
+			const bool victim = outcome == OracleDecision::Placed &&
+			                    std::find(victims_.begin(), victims_.end(), c.id) != victims_.end();
 			cands_.push_back({c.id, c.rank, b.pages, b.start, c.next_use,
 			                  x.uses ? b.used_us : x.created_us, x.created_us, x.uses, x.returns,
 			                  x.last_reloc, b.priority, victim});
@@ -571,7 +568,7 @@ public:
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
 		if (c_.observer) [[unlikely]]
-			extra_[id] = {now_us_, 0, 0, UINT64_MAX, false};
+			extra_[id] = BoExtra{.created_us = now_us_};
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
@@ -673,12 +670,11 @@ private:
 		if (relocs_seen_ > c_.future->reloc_next.size())
 			throw std::logic_error("kernel model: more relocations than the future knows");
 		for (uint32_t i = 0; i < n; i++)
-			if (relocs[i].id < bo_.size())
+			if (relocs[i].id < bo_.size()) {
 				next_use_[relocs[i].id] = c_.future->reloc_next[base + i];
-		if (c_.observer) [[unlikely]]
-			for (uint32_t i = 0; i < n; i++)
-				if (relocs[i].id < extra_.size())
+				if (c_.observer) [[unlikely]] // extra_ is as long as bo_
 					extra_[relocs[i].id].last_reloc = base + i;
+			}
 	}
 
 	// ttm_eu_reserve_buffers() + radeon_bo_list_validate() + radeon_cs_parser_fini() over a
