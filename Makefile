@@ -234,15 +234,14 @@ test-vradeon: build
 test-kernel: build
 	$(MAKE) -C kernel test VRAMLAB=$(abspath $(VRAMLAB))
 
-# TEST_PARALLEL=1: the kernel's suites (two kernel trees, their UML and qemu kernels: half of
-# a cold run) run beside the others at a lower priority, their lines prefixed "[kernel] ";
-# both chains always finish and make test fails if either did. A cold run took 47 min 51 s
-# that way, but not by default: UML writes its console to a non-blocking pipe and drops what
-# does not fit (arch/um/drivers/chan_user.c, generic_write()), and kunit.py, starved by the
-# other chain, once read a KUnit run with a chunk missing (docs/ci.md).
+# The kernel's suites (two kernel trees, their UML and qemu kernels: half of a cold run) run
+# beside the others at a lower priority, their lines prefixed "[kernel] "; both chains always
+# finish and make test fails if either did.  Their UML kernels write the console to a file
+# (kernel/kunit-uml.py: a pipe read by a starved kunit.py lost lines).  TEST_SERIAL=1 runs
+# the chains one after the other (docs/ci.md has both modes' times).
 TEST_SUITES := test-harness test-asan test-fuzz test-libdrm test-mesa test-vradeon
 test: build
-ifneq ($(TEST_PARALLEL),1)
+ifeq ($(TEST_SERIAL),1)
 	@$(MAKE) --no-print-directory BUILT=1 $(TEST_SUITES) test-kernel
 else
 	@echo "make test: the kernel's suites run beside the others (lines prefixed [kernel])"

@@ -134,15 +134,12 @@ checkpatch-7.2:
 	$(call apt_need,python3-ply python3-git)
 	@FAIL_ON=error,check $(HERE)/checkpatch-series.sh $(KDIR72) MISSING_SIGN_OFF,UNKNOWN_COMMIT_ID $(SERIES72) $(LAB72)
 
-# One UML kernel per config; each run fails on a failed case.  kunit.py's parsed output drops
-# the kernel's own lines, so the same kernel runs again with its raw log, and the target fails
-# on what lockdep, KASAN or a BUG() said there (KERNEL_REPORTS, as `kunit` for 6.12)
-KUNIT72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
-	--build_dir=$(BUILD72)/$(1) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
-	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(2) \
-	--json=$(BUILD72)/$(1).json 2>&1 | tee $(BUILD72)/$(1).log; \
-	$(PYTHON) tools/testing/kunit/kunit.py exec --build_dir=$(BUILD72)/$(1) \
-	--timeout=$(KUNIT_TIMEOUT) --raw_output=all >$(BUILD72)/$(1).raw.log 2>&1 || true; \
+# One UML kernel per config; each run fails on a failed case.  The kernel's console goes to
+# its raw log (KUNIT_UML), which kunit.py parses; the target also fails on what lockdep, KASAN
+# or a BUG() said there (KERNEL_REPORTS, as `kunit` for 6.12)
+KUNIT72_RUN = nice -n 10 $(KUNIT_UML) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(2) --json=$(BUILD72)/$(1).json \
+	$(KDIR72) $(BUILD72)/$(1) $(BUILD72)/$(1).raw.log 2>&1 | tee $(BUILD72)/$(1).log; \
 	if grep -nE '$(KERNEL_REPORTS)|kernel BUG' $(BUILD72)/$(1).raw.log; then \
 		echo "kunit-7.2 ($(2)): the kernel reported the above ($(BUILD72)/$(1).raw.log)"; exit 1; fi
 
@@ -202,10 +199,10 @@ selftest-qemu-7.2: deps
 # the files that differ are rebuilt) and must FAIL, or the kernel die, there: with the
 # production-like config, and with the debug one if kunit-7.2 has built it.  Raw logs in
 # $(BUILD72)/prove/.  The tree is back on the series afterwards.  Not beside kunit-7.2.
-PROVE72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
-	--build_dir=$(BUILD72)/kunit-um-$(1) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
-	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(1) \
-	--raw_output=all 'radeon*' >$(BUILD72)/prove/stock-7.2-$(1).log 2>&1 || true; \
+PROVE72_RUN = nice -n 10 $(KUNIT_UML) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).$(1) --filter_glob='radeon*' --no-parse \
+	$(KDIR72) $(BUILD72)/kunit-um-$(1) $(BUILD72)/prove/stock-7.2-$(1).log \
+	>$(BUILD72)/prove/stock-7.2-$(1).build.log 2>&1 || true; \
 	echo "== stock 7.2, $(1) config:"; \
 	grep -E '^ *(not )?ok [0-9]|a fence list|^ *Expected|kernel BUG|BUG: failure|Kernel panic' \
 		$(BUILD72)/prove/stock-7.2-$(1).log | sed -n '1,40p'; \
@@ -241,10 +238,9 @@ prove-fit-7.2:
 		core=$$($(GIT72) diff --name-only HEAD~1 HEAD | grep -v '/tests/'); \
 		$(GIT72) checkout HEAD~1 -- $$core; $(GIT72) commit -q -m "prove-fit: the fit rule's test alone"; \
 		mkdir -p $(BUILD72)/prove; log=$(BUILD72)/prove/fit-stock-7.2.log; \
-		cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
-			--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
-			--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod \
-			--raw_output=all 'ttm_bo_validate' >$$log 2>&1 || true; \
+		nice -n 10 $(KUNIT_UML) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+			--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --filter_glob='ttm_bo_validate' \
+			--no-parse $(KDIR72) $(BUILD72)/kunit-um-prod $$log >$$log.build 2>&1 || true; \
 		$(GIT72) checkout -q -f $(BRANCH); \
 		grep -E '^ *(not )?ok [0-9]+ (BO|Place|Aligned)' $$log | sed -n '1,20p'; \
 		grep -qE '^ *not ok [0-9]+ (BO|Place)' $$log || \
@@ -286,10 +282,10 @@ export-7.2:
 # each (radeon_replay_test.kernel says which).  Built in kunit-7.2's production-like build directory: the debug config's
 # ww_mutex slowpath makes TTM pass BOs by at random points (the suite skips under it).
 REPLAY72_HEADER := drivers/gpu/drm/radeon/tests/radeon_replay_traces.h
-REPLAY72_RUN = cd $(KDIR72) && nice -n 10 $(PYTHON) tools/testing/kunit/kunit.py run \
-	--build_dir=$(BUILD72)/kunit-um-prod --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
-	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args 'radeon_replay_test.kernel=$(2)' \
-	--json=$(BUILD72)/replay-$(1).json 'radeon_replay' >$(BUILD72)/replay-$(1).log 2>&1 || \
+REPLAY72_RUN = nice -n 10 $(KUNIT_UML) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
+	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args='radeon_replay_test.kernel=$(2)' \
+	--filter_glob='radeon_replay' --json=$(BUILD72)/replay-$(1).json \
+	$(KDIR72) $(BUILD72)/kunit-um-prod $(BUILD72)/replay-$(1).raw.log >$(BUILD72)/replay-$(1).log 2>&1 || \
 	{ grep -E 'FAILED|Expected|ERROR' $(BUILD72)/replay-$(1).log | sed -n '1,30p'; \
 	  echo "replay-7.2: $(1) differs from the model ($(BUILD72)/replay-$(1).log)"; fail=1; }; \
 	grep -E 'Testing complete' $(BUILD72)/replay-$(1).log | sed 's/^/replay-7.2 ($(1)): /'
@@ -376,7 +372,7 @@ fix-module-7.2:
 
 # ---- bisect-7.2: every patch of the series builds and passes on its own (not in `make test`) ----
 # The production-like UML kernel built at each commit of the series (as each-7.2) and its KUnit
-# suites run there (kunit.py exec: the kernel just built, every suite present at that commit;
+# suites run there (kunit-uml.py --no-build: the kernel just built, every suite present at that commit;
 # the kunitconfig fragments are merged again at each commit, since a commit before a suite's
 # Kconfig symbol exists drops it from .config);
 # fails on a build error, a failed case or a kernel report.  Logs: $(BUILD72)/bisect/.
@@ -394,8 +390,9 @@ bisect-7.2:
 			$(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod olddefconfig >$$log 2>&1; \
 			if ! nice -n 10 $(MAKE) -s -C $(KDIR72) ARCH=um O=$(BUILD72)/kunit-um-prod -j$(JOBS) \
 				>>$$log 2>&1; then echo "bisect-7.2: $$n does not build: $$subj"; rc=1; continue; fi; \
-			(cd $(KDIR72) && $(PYTHON) tools/testing/kunit/kunit.py exec --build_dir=$(BUILD72)/kunit-um-prod \
-				--timeout=$(KUNIT_TIMEOUT) --raw_output=all) >>$$log 2>&1 || true; \
+			$(KUNIT_UML) --timeout=$(KUNIT_TIMEOUT) --no-build --no-parse \
+				$(KDIR72) $(BUILD72)/kunit-um-prod $$log.console >>$$log 2>&1 || true; \
+			cat $$log.console >>$$log; \
 			ok=$$(grep -cE '^ *ok [0-9]' $$log || true); bad=$$(grep -cE '^ *not ok [0-9]' $$log || true); \
 			if [ "$$bad" != 0 ] || [ "$$ok" = 0 ] || grep -qE '$(KERNEL_REPORTS)|kernel BUG' $$log; then \
 				echo "bisect-7.2: $$n FAILS ($$bad not ok, $$ok ok): $$subj ($$log)"; rc=1; \
