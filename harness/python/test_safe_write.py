@@ -188,6 +188,38 @@ class Module(Cases, unittest.TestCase):
                 raise RuntimeError()
         self.assertEqual(os.listdir(self.dir), [])  # none before, none after
 
+    def test_signal_as_the_temporary_file_is_made(self):
+        # The scripts' handlers raise; a signal that lands as mkstemp() returns (the file made,
+        # the cleanup's try not begun) must not leave the file: the writer holds the signals
+        # until that try has begun. Here mkstemp signals the process itself once it has made
+        # the file; without the hold the handler raises before the try.
+        class Cut(BaseException):
+            pass
+
+        def handler(signum, frame):
+            raise Cut()
+
+        real_mkstemp = sw.tempfile.mkstemp
+
+        def mkstemp_then_signal(*args, **kwargs):
+            made = real_mkstemp(*args, **kwargs)
+            os.kill(os.getpid(), signal.SIGINT)
+            return made
+
+        old = signal.signal(signal.SIGINT, handler)
+        sw.tempfile.mkstemp = mkstemp_then_signal
+        try:
+            for write in (lambda: sw.write_text(self.out, "new\n"),
+                          lambda: sw.write_new(self.out + ".orig", b"new\n")):
+                self.put(self.out)
+                with self.assertRaises(Cut):
+                    write()
+                self.assertEqual(self.read(self.out), b"old\n")
+                self.assertEqual(os.listdir(self.dir), ["out.json"])
+        finally:
+            sw.tempfile.mkstemp = real_mkstemp
+            signal.signal(signal.SIGINT, old)
+
     def test_check_writable_creates_truncates_and_follows_nothing(self):
         victim = os.path.join(self.dir, "victim")
         self.put(victim, b"precious\n")

@@ -22,6 +22,7 @@ Errors that concern the place are CannotWrite (an OSError), whose text is one li
 import contextlib
 import errno
 import os
+import signal
 import stat
 import tempfile
 
@@ -159,6 +160,20 @@ def _sync_dir(d):
         os.close(fd)
 
 
+# The scripts turn SIGINT and SIGTERM into exceptions; one raised after mkstemp() made the file
+# but before the caller's try (inside mkstemp, or at the assignment) would leave it behind.
+# The signals are held from before the file exists until the try that removes it has begun.
+_HELD = {signal.SIGINT, signal.SIGTERM}
+
+
+def _hold_signals():
+    return signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+
+
+def _release_signals(old):
+    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 @contextlib.contextmanager
 def open_output(path, mode="w", encoding=None, errors=None, newline=None):
     """A file object to write `path` with ("w" text or "wb" binary); the file appears whole
@@ -177,12 +192,15 @@ def open_output(path, mode="w", encoding=None, errors=None, newline=None):
             yield f
         return
     d, base = os.path.split(real)
+    held = _hold_signals()
     try:
         fd, tmp = tempfile.mkstemp(dir=d, prefix="." + base + ".")
     except OSError as e:
+        _release_signals(held)
         _check_dir(path, d)  # the reason in words where it can tell it (read-only, /proc)
         raise CannotWrite(path, e.strerror, e.errno)
     try:
+        _release_signals(held)  # a signal that came meanwhile raises here, inside the try
         _set_mode(fd, st)
         with open(fd, mode, **text) as f:
             yield f
@@ -221,8 +239,14 @@ def write_new(path, data, like=None):
     with FileExistsError if it exists (as git makes its lock files). `like`: an os.stat_result
     whose mode (and owner, as root) the new file takes."""
     d, base = os.path.split(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=d, prefix="." + base + ".")
+    held = _hold_signals()
     try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix="." + base + ".")
+    except BaseException:
+        _release_signals(held)
+        raise
+    try:
+        _release_signals(held)  # as in open_output()
         _set_mode(fd, like)
         with open(fd, "wb") as f:
             f.write(data)
