@@ -10,6 +10,7 @@
 #include "kmodel/clairvoyant.h"
 #include "kmodel/evict_order.h"
 #include "kmodel/move_threshold.h"
+#include "kmodel/reuse.h"
 #include "kmodel/window_scan.h"
 
 namespace vramlab {
@@ -127,6 +128,8 @@ public:
 			next_use_.resize(bos);
 		if (c.observer)
 			extra_.resize(bos);
+		if (c.window_predict)
+			reuse_.resize(bos);
 		if ((c.window_oracle || c.admit_oracle) && !c.future)
 			throw std::invalid_argument("the clairvoyant rules need the trace's future "
 			                            "(simulate_kernel() gives it; a live model has none)");
@@ -196,6 +199,8 @@ public:
 				next_use_.resize(n);
 			if (c_.observer)
 				extra_.resize(n);
+			if (c_.window_predict)
+				reuse_.resize(n);
 		}
 	}
 	const KernelResult &result()
@@ -315,7 +320,13 @@ private:
 			guard_.expire(now_us_);
 		if (c_.window_oracle)
 			return oracle_evict(id);
-		if (c_.scan) {
+		if (c_.window_predict) {
+			switch (predict_evict(id)) {
+			case Scan::Fit: return true;
+			case Scan::NoFit: return false;
+			case Scan::Bounded: break;
+			}
+		} else if (c_.scan) {
 			switch (evict_window(id)) {
 			case Scan::Fit: return true;
 			case Scan::NoFit: return false;
@@ -489,6 +500,55 @@ private:
 			evict(v);
 		place_at(id, at);
 		return true;
+	}
+
+	// The predicted window (reuse.h): the clairvoyant window's scan with the next use
+	// predicted from each BO's own past instead of read from the future, over the first
+	// scan_max LRU entries (obstacles count, as for window eviction); the walk if no span of
+	// them holds the BO.
+	Scan predict_evict(uint32_t id)
+	{
+		belady_.clear();
+		uint32_t rank = 0;
+		bool bounded = false;
+		order_.walk([&](uint32_t v) {
+			if (rank == c_.scan_max) {
+				bounded = true;
+				return true;
+			}
+			if (!stays(v))
+				belady_.push_back({reuse_[v].predicted_next(bo_[v].used_us, now_us_), rank, v});
+			rank++;
+			return false;
+		});
+		std::sort(belady_.begin(), belady_.end(), belady_before);
+		const uint64_t size = bo_[id].pages;
+		const bool high = topdown(id);
+		scan_.begin(mm_.size());
+		scanned_.clear();
+		uint64_t at = UINT64_MAX;
+		for (const BeladyCandidate &c : belady_) {
+			scanned_.push_back(c.id);
+			const WindowScan::Span s = scan_.add(bo_[c.id].start, bo_[c.id].pages, mm_);
+			if (s.r - s.l >= size) {
+				at = high ? s.r - size : s.l;
+				break;
+			}
+		}
+		if (at == UINT64_MAX) {
+			if (bounded) {
+				r_.window_fallbacks++;
+				return Scan::Bounded;
+			}
+			r_.window_nofit++;
+			return Scan::NoFit;
+		}
+		r_.windows++;
+		for (uint32_t v : scanned_)
+			if (bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at)
+				evict(v);
+		place_at(id, at);
+		return Scan::Fit;
 	}
 
 	// The observer's view of one decision: belady_ holds every evictable BO; a placed one
@@ -734,6 +794,8 @@ private:
 				continue;
 			}
 			b.cs_score = score;
+			if (c_.window_predict) [[unlikely]]
+				reuse_[e.id].used(b.used_us, now_us_);
 			b.used_us = now_us_;
 			if (c_.observer) [[unlikely]]
 				extra_[e.id].uses++;
@@ -851,6 +913,7 @@ private:
 	std::vector<BoExtra> extra_;
 	std::vector<OracleCandidate> cands_;
 	uint64_t subs_ = 0; // submissions begun (with a future)
+	std::vector<ReuseEstimate> reuse_; // window_predict: each BO's reuse interval
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}

@@ -129,6 +129,10 @@ struct KernelConfig {
 	// `future`, which simulate_kernel() computes from the trace. Model only.
 	bool window_oracle = false, admit_oracle = false;
 	const Future *future = nullptr;
+	// The predicted window (reuse.h): the clairvoyant window's rule with each BO's next use
+	// predicted from its past reuse intervals, over the first scan_max LRU entries; the walk
+	// when they hold no window. Model only (issue 50).
+	bool window_predict = false;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.
 	OracleObserver *observer = nullptr;
@@ -288,6 +292,7 @@ struct KernelPolicy {
 	bool oracle = false; // the clairvoyant window (clairvoyant.h)
 	bool admit = false;  // ... and clairvoyant admission
 	bool guard = false;  // the thrash guard (thrash_guard.h)
+	bool predict = false; // the predicted window (reuse.h)
 	bool scored() const { return key || prio; } // eviction order uses the scores
 	// Acts only in ttm_bo_evict_alloc() (the model's evict_alloc()): the rule's runs are its
 	// stock twin's wherever that run never got there (KernelResult::evict_allocs); the fit
@@ -296,7 +301,8 @@ struct KernelPolicy {
 	bool fit_only() const { return fit && !beyond_fit(); }
 	bool beyond_fit() const
 	{
-		return key || prio || scan || weigh || ends || idle || oracle || admit || guard;
+		return key || prio || scan || weigh || ends || idle || oracle || admit || guard ||
+		       predict;
 	}
 };
 const std::vector<KernelPolicy> &kernel_policies();

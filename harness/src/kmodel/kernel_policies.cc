@@ -51,6 +51,11 @@ const std::vector<KernelPolicy> &kernel_policies()
 	        {"window-oracle+admit", "offline reference: that window, and a BO needed later "
 	                                "than its victims stays in GTT", false, false, true, true,
 	         false, false, false, false, false, true, true},
+	        // Issue 50: the clairvoyant window's rule with the next use predicted from each
+	        // BO's reuse interval (kernel-only, model only)
+	        {"window-predict", "the window whose victims' predicted next use is latest, "
+	                           "among the first --scan-max LRU entries", false, false, true,
+	         true, false, false, false, false, false, false, false, false, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
 	         false, false, false, false, true},
@@ -114,6 +119,7 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 	c.window_oracle = k.policy->oracle;
 	c.admit_oracle = k.policy->admit;
 	c.guard = k.policy->guard;
+	c.window_predict = k.policy->predict;
 }
 
 KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)
