@@ -6,6 +6,7 @@
 #include "kernel_builder.h"
 #include "kmodel/clairvoyant.h"
 #include "kmodel/kernel_model.h"
+#include "kmodel/reuse.h"
 #include "kmodel/thrash_guard.h"
 
 namespace vramlab {
@@ -60,6 +61,57 @@ TEST(ClairvoyantWindow, EvictsTheBufferNeededLastAndAdmissionLeavesAColdOneInGtt
 	EXPECT_EQ(admit.admit_bypasses, 1u);
 	// a live model has no future: refused, not silently run as something else
 	EXPECT_THROW(KernelModel m(k), std::invalid_argument);
+}
+
+// The predictor of window-predict: a period once reused, the next use one period after the
+// last, and past it (or before any reuse) as far ahead as the BO has been idle
+TEST(ReuseEstimate, PredictsOnePeriodAfterTheLastUseUntilOverdue)
+{
+	ReuseEstimate r;
+	r.created(10);
+	EXPECT_EQ(r.predicted_next(20), 30u); // idle since its creation
+	r.used(12);
+	EXPECT_EQ(r.period, 0u);
+	EXPECT_EQ(r.predicted_next(15), 18u);
+	r.used(16);
+	EXPECT_EQ(r.period, 4u);
+	EXPECT_EQ(r.predicted_next(18), 20u); // due at 16 + 4
+	EXPECT_EQ(r.predicted_next(20), 20u);
+	EXPECT_EQ(r.predicted_next(21), 26u); // overdue: idle 5, as long again
+	r.used(24);                           // interval 8: (3 x 4 + 8) / 4
+	EXPECT_EQ(r.period, 5u);
+	EXPECT_EQ(r.uses, 3u);
+}
+
+// Five 256 KiB BOs used in a loop in 1 MiB: LRU (and window eviction's LRU scan) evicts the
+// one needed next, every time; with the loop's period learnt, window-predict evicts the most
+// recently used one, as the clairvoyant window does, and moves a fraction of the bytes.
+TEST(WindowPredict, ALoopThatDoesNotFitLosesItsMostRecentlyUsedBuffer)
+{
+	Builder b;
+	std::vector<uint32_t> ids;
+	for (int i = 0; i < 5; i++)
+		ids.push_back(b.create(256));
+	for (int round = 0; round < 20; round++)
+		for (uint32_t id : ids)
+			b.cs({{id, false}});
+	KernelConfig k = checked_config(1024);
+	const KernelResult lru = simulate_kernel(b.t, k);
+	KernelConfig w = k;
+	apply_choice(kernel_choice("window", 0), w);
+	const KernelResult window = simulate_kernel(b.t, w);
+	KernelConfig p = k;
+	apply_choice(kernel_choice("window-predict", 0), p);
+	const KernelResult predict = simulate_kernel(b.t, p);
+	KernelConfig o = k;
+	apply_choice(kernel_choice("window-oracle", 0), o);
+	const KernelResult oracle = simulate_kernel(b.t, o);
+	EXPECT_EQ(lru.evictions(), 101u); // the fifth creation, then every use
+	EXPECT_EQ(window.evictions(), lru.evictions());
+	EXPECT_LT(predict.evictions() * 3, lru.evictions());
+	EXPECT_LE(oracle.evictions(), predict.evictions()) << predict.evictions();
+	// a live model needs no future for it
+	EXPECT_NO_THROW(KernelModel m(p));
 }
 
 TEST(ThrashGuard, QuickReturnsInARowGuardUnderTheCapUntilTheHoldEnds)

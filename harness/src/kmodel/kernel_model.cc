@@ -517,7 +517,7 @@ private:
 				return true;
 			}
 			if (!stays(v))
-				belady_.push_back({reuse_[v].predicted_next(bo_[v].used_us, now_us_), rank, v});
+				belady_.push_back({reuse_[v].predicted_next(r_.cs), rank, v});
 			rank++;
 			return false;
 		});
@@ -629,6 +629,8 @@ public:
 		b.priority = kTtmPriorities - 1;
 		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
+		if (c_.window_predict) [[unlikely]] // idle from its creation until a use
+			reuse_[id].created(r_.cs);
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
@@ -794,8 +796,8 @@ private:
 				continue;
 			}
 			b.cs_score = score;
-			if (c_.window_predict) [[unlikely]]
-				reuse_[e.id].used(b.used_us, now_us_);
+			if (c_.window_predict) [[unlikely]] // the clock: submissions before this one
+				reuse_[e.id].used(r_.cs);
 			b.used_us = now_us_;
 			if (c_.observer) [[unlikely]]
 				extra_[e.id].uses++;
