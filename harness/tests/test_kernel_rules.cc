@@ -81,6 +81,36 @@ TEST(ReuseEstimate, PredictsOnePeriodAfterTheLastUseUntilOverdue)
 	r.used(24);                           // interval 8: (3 x 4 + 8) / 4
 	EXPECT_EQ(r.period, 5u);
 	EXPECT_EQ(r.uses, 3u);
+	// the order: the distance x 16 / sqrt(pages); four times the pages halve it
+	EXPECT_EQ(r.victim_key(26, 1), 26u + 3 * 16);
+	EXPECT_EQ(r.victim_key(26, 4), 26u + 3 * 8);
+	EXPECT_EQ(r.victim_key(26, 9), 26u + 3 * 16 / 3);
+	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) + 1), 1ull << 26);
+	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) - 1), (1ull << 26) - 1);
+}
+
+// Size in the order: [a 256 KiB][big 768 KiB] fill 1 MiB, used in turn (big first, the same
+// period, 2), then two submissions of a GTT buffer; c needs 256 KiB. Both are overdue: big is
+// predicted back in 4 submissions, a in 3, so by prediction alone (and by LRU) big would go,
+// 768 KiB; by the key (x 16 / sqrt(pages): 4 x 4096 / 3547 = 4 against 3 x 4096 / 2048 = 6) a.
+TEST(WindowPredict, ALargeBufferGoesOnlyWhenPredictedBackMuchLater)
+{
+	Builder b;
+	const uint32_t a = b.create(256), big = b.create(768), x = b.create(4, DomainGtt);
+	for (int i = 0; i < 3; i++) {
+		b.cs({{big, false}});
+		b.cs({{a, false}});
+	}
+	b.cs({{x, false}}, {}, DomainGtt);
+	b.cs({{x, false}}, {}, DomainGtt);
+	b.create(256);
+	KernelConfig k = checked_config(1024);
+	apply_choice(kernel_choice("window-predict", 0), k);
+	const KernelResult r = simulate_kernel(b.t, k);
+	EXPECT_EQ(r.evictions(), 1u);
+	EXPECT_EQ(r.mem[MemVram].evicted_bytes, 256u << 10);
+	apply_choice(kernel_choice("window", 0), k);
+	EXPECT_EQ(simulate_kernel(b.t, k).mem[MemVram].evicted_bytes, 768u << 10);
 }
 
 // Five 256 KiB BOs used in a loop in 1 MiB: LRU (and window eviction's LRU scan) evicts the

@@ -517,7 +517,7 @@ private:
 				return true;
 			}
 			if (!stays(v))
-				belady_.push_back({reuse_[v].predicted_next(r_.cs), rank, v});
+				belady_.push_back({reuse_[v].victim_key(r_.cs, bo_[v].pages), rank, v});
 			rank++;
 			return false;
 		});

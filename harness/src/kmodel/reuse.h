@@ -9,8 +9,15 @@
 // the clairvoyant window's order (clairvoyant.h), latest predicted first: under a loop that
 // does not fit, every period is about a frame and the most recently used go first, as
 // Belady's victims do. 16 bytes per BO.
+//
+// The candidates are ordered by victim_key(): the predicted distance to the next use divided
+// by the square root of the BO's size, so that of two BOs predicted back equally late the
+// smaller goes first, and a large one only when it is predicted back much later. Without it
+// the rule evicted fewer but larger BOs that came back (docs/window-predict.md); the exponent
+// 1/2 was chosen among 0, 1/2 and 1 on the shared corpus.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 namespace vramlab {
@@ -30,6 +37,22 @@ struct ReuseEstimate {
 		}
 		last = now;
 		uses += uses < UINT32_MAX;
+	}
+	// The candidates' order (largest first): now + the predicted distance x 16 / sqrt(pages);
+	// integer arithmetic, as the kernel's int_sqrt64() would do it
+	uint64_t victim_key(uint64_t now, uint64_t pages) const
+	{
+		const uint64_t distance = predicted_next(now) - now;
+		return now + distance * 4096 / std::max<uint64_t>(isqrt(pages << 16), 1);
+	}
+	static uint64_t isqrt(uint64_t x)
+	{
+		uint64_t r = uint64_t(std::sqrt(double(x)));
+		while (r * r > x)
+			r--;
+		while ((r + 1) * (r + 1) <= x)
+			r++;
+		return r;
 	}
 	// The predicted clock of the next use, at `now` (later = a better victim)
 	uint64_t predicted_next(uint64_t now) const
