@@ -125,7 +125,11 @@ for w in "${writers[@]}"; do
 done
 
 # Interrupted (SIGINT or SIGTERM, after 0.3 s): one line, 130 or 143, the old file kept, no
-# temporary file left. A Python parent, since a shell's background job ignores SIGINT.
+# temporary file left. A Python parent, since a shell's background job ignores SIGINT. On a
+# fast machine the signal can land after the output was renamed into place (the run is then
+# done but for its exit): the file must then be the whole new one, as an uninterrupted run
+# writes it.
+"$bin" trace repair --to text "$big" "$work/whole.txt" >/dev/null 2>&1 || bad "the reference run failed"
 for sig in INT TERM; do
 	d=$work/interrupt-$sig
 	mkdir "$d"
@@ -144,8 +148,9 @@ PY
 )
 	want=$([ $sig = INT ] && echo 130 || echo 143)
 	[ "$got" = "$want 'vramlab: interrupted\\n'" ] && ok || bad "interrupt $sig: $got"
-	[ "$(cat "$d/out.txt")" = old ] && [ "$(ls -A "$d")" = out.txt ] && ok ||
-		bad "interrupt $sig: left $(ls -A "$d")"
+	{ [ "$(cat "$d/out.txt")" = old ] || cmp -s "$d/out.txt" "$work/whole.txt"; } &&
+		[ "$(ls -A "$d")" = out.txt ] && ok ||
+		bad "interrupt $sig: left $(ls -A "$d") ($(head -c 40 "$d/out.txt" | tr '\n' ' '))"
 done
 
 echo "outputs: $pass passed, $fail failed, $skip skipped"
