@@ -444,6 +444,24 @@ private:
 		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
 	}
 
+	// belady_ sorted (latest first) into the drm_mm scan until a span holds BO id: where the
+	// window starts (its end for a top-down BO), UINT64_MAX if none; scanned_ the candidates
+	// added. The clairvoyant and the predicted window share it.
+	uint64_t first_span_in_order(uint32_t id)
+	{
+		std::sort(belady_.begin(), belady_.end(), belady_before);
+		const uint64_t size = bo_[id].pages;
+		scan_.begin(mm_.size());
+		scanned_.clear();
+		for (const BeladyCandidate &c : belady_) {
+			scanned_.push_back(c.id);
+			const WindowScan::Span s = scan_.add(bo_[c.id].start, bo_[c.id].pages, mm_);
+			if (s.r - s.l >= size)
+				return topdown(id) ? s.r - size : s.l;
+		}
+		return UINT64_MAX;
+	}
+
 	// The clairvoyant window (clairvoyant.h): window eviction's scan with every evictable BO
 	// as a candidate, in Belady's order (next used last first, then LRU order) instead of
 	// the walk's, unbounded; with admit_oracle, the BO stays in GTT when it is needed later
@@ -460,20 +478,8 @@ private:
 			rank++;
 			return false;
 		});
-		std::sort(belady_.begin(), belady_.end(), belady_before);
 		const uint64_t size = bo_[id].pages;
-		const bool high = topdown(id);
-		scan_.begin(mm_.size());
-		scanned_.clear();
-		uint64_t at = UINT64_MAX;
-		for (const BeladyCandidate &c : belady_) {
-			scanned_.push_back(c.id);
-			const WindowScan::Span s = scan_.add(bo_[c.id].start, bo_[c.id].pages, mm_);
-			if (s.r - s.l >= size) {
-				at = high ? s.r - size : s.l;
-				break;
-			}
-		}
+		const uint64_t at = first_span_in_order(id);
 		if (at == UINT64_MAX) {
 			r_.window_nofit++;
 			if (c_.observer) [[unlikely]]
@@ -521,20 +527,8 @@ private:
 			rank++;
 			return false;
 		});
-		std::sort(belady_.begin(), belady_.end(), belady_before);
 		const uint64_t size = bo_[id].pages;
-		const bool high = topdown(id);
-		scan_.begin(mm_.size());
-		scanned_.clear();
-		uint64_t at = UINT64_MAX;
-		for (const BeladyCandidate &c : belady_) {
-			scanned_.push_back(c.id);
-			const WindowScan::Span s = scan_.add(bo_[c.id].start, bo_[c.id].pages, mm_);
-			if (s.r - s.l >= size) {
-				at = high ? s.r - size : s.l;
-				break;
-			}
-		}
+		const uint64_t at = first_span_in_order(id);
 		if (at == UINT64_MAX) {
 			if (bounded) {
 				r_.window_fallbacks++;
