@@ -421,7 +421,7 @@ private:
 		}
 		for (uint32_t v : scanned_) {
 			const Bo &b = bo_[v];
-			if (b.start < h.at + size && b.start + b.pages > h.at)
+			if (in_window(v, h.at, size))
 				evict(v);
 			else if (c_.cold_ms != UINT32_MAX &&
 			         now_us_ - b.used_us >= uint64_t(c_.cold_ms) * 1000) {
@@ -442,6 +442,32 @@ private:
 		b.start = at;
 		used_ += b.pages;
 		r_.peak_vram_pages = std::max(r_.peak_vram_pages, used_);
+	}
+
+	// BO v overlaps the window [at, at + size)
+	bool in_window(uint32_t v, uint64_t at, uint64_t size) const
+	{
+		return bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at;
+	}
+
+	// belady_ = the evictable BOs among the first `bound` LRU entries (obstacles count), each
+	// with key_of(v) and its LRU rank; true if the bound stopped the walk
+	template <class KeyOf> bool gather_candidates(uint32_t bound, KeyOf key_of)
+	{
+		belady_.clear();
+		uint32_t rank = 0;
+		bool bounded = false;
+		order_.walk([&](uint32_t v) {
+			if (rank == bound) {
+				bounded = true;
+				return true;
+			}
+			if (!stays(v))
+				belady_.push_back({key_of(v), rank, v});
+			rank++;
+			return false;
+		});
+		return bounded;
 	}
 
 	// belady_ sorted (latest first) into the drm_mm scan until a span holds BO id: where the
@@ -470,14 +496,7 @@ private:
 	// domains).
 	bool oracle_evict(uint32_t id)
 	{
-		belady_.clear();
-		uint32_t rank = 0;
-		order_.walk([&](uint32_t v) {
-			if (!stays(v))
-				belady_.push_back({next_use_[v], rank, v});
-			rank++;
-			return false;
-		});
+		gather_candidates(UINT32_MAX, [&](uint32_t v) { return next_use_[v]; });
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
 		if (at == UINT64_MAX) {
@@ -489,7 +508,7 @@ private:
 		victims_.clear();
 		uint64_t earliest = Future::kNever;
 		for (uint32_t v : scanned_)
-			if (bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at) {
+			if (in_window(v, at, size)) {
 				victims_.push_back(v);
 				earliest = std::min(earliest, next_use_[v]);
 			}
@@ -514,18 +533,8 @@ private:
 	// them holds the BO.
 	Scan predict_evict(uint32_t id)
 	{
-		belady_.clear();
-		uint32_t rank = 0;
-		bool bounded = false;
-		order_.walk([&](uint32_t v) {
-			if (rank == c_.scan_max) {
-				bounded = true;
-				return true;
-			}
-			if (!stays(v))
-				belady_.push_back({reuse_[v].victim_key(r_.cs, bo_[v].pages), rank, v});
-			rank++;
-			return false;
+		const bool bounded = gather_candidates(c_.scan_max, [&](uint32_t v) {
+			return reuse_[v].victim_key(r_.cs, bo_[v].pages);
 		});
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
@@ -539,7 +548,7 @@ private:
 		}
 		r_.windows++;
 		for (uint32_t v : scanned_)
-			if (bo_[v].start < at + size && bo_[v].start + bo_[v].pages > at)
+			if (in_window(v, at, size))
 				evict(v);
 		place_at(id, at);
 		return Scan::Fit;
