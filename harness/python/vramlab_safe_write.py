@@ -166,12 +166,21 @@ def _sync_dir(d):
 _HELD = {signal.SIGINT, signal.SIGTERM}
 
 
-def _hold_signals():
-    return signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+def _mkstemp_held(d, base):
+    """(fd, tmp, mask): a temporary file for `base` in `d`, made with SIGINT and SIGTERM held;
+    the caller puts `mask` back with _release() as the first step inside the try that removes
+    the file. An OSError from mkstemp() comes with the signals released."""
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, _HELD)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=d, prefix="." + base + ".")
+    except BaseException:
+        _release(mask)
+        raise
+    return fd, tmp, mask
 
 
-def _release_signals(old):
-    signal.pthread_sigmask(signal.SIG_SETMASK, old)
+def _release(mask):
+    signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager
@@ -192,15 +201,13 @@ def open_output(path, mode="w", encoding=None, errors=None, newline=None):
             yield f
         return
     d, base = os.path.split(real)
-    held = _hold_signals()
     try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix="." + base + ".")
+        fd, tmp, mask = _mkstemp_held(d, base)
     except OSError as e:
-        _release_signals(held)
         _check_dir(path, d)  # the reason in words where it can tell it (read-only, /proc)
         raise CannotWrite(path, e.strerror, e.errno)
     try:
-        _release_signals(held)  # a signal that came meanwhile raises here, inside the try
+        _release(mask)  # a signal that came meanwhile raises here, inside the try
         _set_mode(fd, st)
         with open(fd, mode, **text) as f:
             yield f
@@ -239,14 +246,9 @@ def write_new(path, data, like=None):
     with FileExistsError if it exists (as git makes its lock files). `like`: an os.stat_result
     whose mode (and owner, as root) the new file takes."""
     d, base = os.path.split(os.path.abspath(path))
-    held = _hold_signals()
+    fd, tmp, mask = _mkstemp_held(d, base)
     try:
-        fd, tmp = tempfile.mkstemp(dir=d, prefix="." + base + ".")
-    except BaseException:
-        _release_signals(held)
-        raise
-    try:
-        _release_signals(held)  # as in open_output()
+        _release(mask)  # as in open_output()
         _set_mode(fd, like)
         with open(fd, "wb") as f:
             f.write(data)
