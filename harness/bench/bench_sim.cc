@@ -53,6 +53,32 @@ void BM_Replay(benchmark::State &state, const std::string &policy, const std::st
 	state.counters["evictions"] = double(evictions);
 }
 
+// The thesis's nine VRAM sizes of one trace (its trainer's -b): a run per size (arg 0), or one
+// pass for all (arg 1: Policy::run_sizes, the statistics shared).
+void BM_Sizes(benchmark::State &state, const std::string &policy, const std::string &name)
+{
+	const CompactTrace &t = trace(name);
+	const Policy p = find_policy(policy);
+	SimConfig c;
+	c.mlp = &weights();
+	std::vector<uint64_t> vram;
+	for (uint64_t mib : {64, 128, 256, 384, 512, 1024, 1536, 2048, 4096})
+		vram.push_back(mib << 20);
+	uint64_t entries = 0;
+	for (auto _ : state) {
+		if (state.range(0)) {
+			for (const SimResult &r : p.run_sizes(t, c, vram))
+				entries += r.entries;
+		} else {
+			for (uint64_t v : vram) {
+				c.vram = v;
+				entries += p.run(t, c).entries;
+			}
+		}
+	}
+	state.SetItemsProcessed(int64_t(entries));
+}
+
 const KernelTrace &ktrace(const std::string &name)
 {
 	static std::map<std::string, KernelTrace> cache;
@@ -124,6 +150,12 @@ int main(int argc, char **argv)
 		                             [=](benchmark::State &s) { BM_Decode(s, name); })
 		    ->Unit(benchmark::kMillisecond);
 	}
+	for (const char *name : {"dub1.bin", "nederland1.bin", "nexuiz1.bin", "supertuxkart2.bin"})
+		benchmark::RegisterBenchmark((std::string("sizes/minmax+score/") + name).c_str(),
+		                             [=](benchmark::State &s) { BM_Sizes(s, "minmax+score", name); })
+		    ->Arg(0)
+		    ->Arg(1)
+		    ->Unit(benchmark::kMillisecond);
 	// The issue-49 set first (eviction-heavy: penumbra1 and nexuiz1 at 64 and 128 MiB), then
 	// the submission-bound lugaru1 and 256 MiB, where few BOs move.
 	for (const char *name : {"penumbra1.bin", "nexuiz1.bin", "lugaru1.bin"})

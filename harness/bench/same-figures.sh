@@ -11,7 +11,8 @@
 # DIR (default: a new temporary directory, removed unless a case differs) keeps both sides'
 # JSON.  Exit 0 when every case is equal, 1 when one differs (named, with its first differing
 # lines), 2 on a usage error.  SAME_FIGURES_REUSE_OLD=1 with a DIR keeps the old side's JSON
-# from an earlier run there (the old binary is then only checked to exist).  About 5 minutes per binary on 2 cores.
+# from an earlier run there (the old binary is then only checked to exist).  SAME_FIGURES_ONLY=RE
+# runs only the cases whose name matches the extended regular expression RE (thesis: ^thesis).  About 5 minutes per binary on 2 cores.
 set -euo pipefail
 
 usage() { echo "usage: $0 OLD_VRAMLAB NEW_VRAMLAB [DIR]" >&2; exit 2; }
@@ -32,7 +33,7 @@ else
 fi
 
 # name | vramlab arguments; every case writes --json
-cases=(
+all_cases=(
 	"kernel-repair|sim --model kernel --on-destroyed repair --vram 32,64,128,256 $corpus"
 	"kernel-skip|sim --model kernel --on-destroyed skip --vram 64,256 $corpus"
 	"kernel-6.14|sim --model kernel --kernel 6.14 --on-destroyed repair --policies lru,fit,window,guard --vram 32,64,128,256 $corpus"
@@ -44,8 +45,14 @@ cases=(
 	"ensemble-live|sim --model kernel --on-destroyed repair --ensemble 16 --gtt-cost 1 --policies lru,fit,window,window+guard $live/doom-barts-12mib.vrl $live/openarena-300-barts-32mib.vrl"
 	"timeline|sim --model kernel --on-destroyed repair --timeline 5000 --policies lru,minmax,window --vram 64 $corpus/nexuiz1.bin"
 	"thesis|sim --model thesis --weights $here/harness/weights/handset.txt --policies lru,minmax,score,score-age,gdsf,belady,minmax+score --vram 64,128,256,512 $corpus"
+	"thesis-sizes|sim --model thesis --threads 1 --weights $here/harness/weights/trained-kernel.txt --policies score,score-age,minmax+score --vram 64,128,256,384,512,1024,1536,2048,4096 $corpus"
 	"decide|decide --corpus $corpus/nexuiz1.bin --corpus $corpus/hl1.bin --corpus $corpus/dub1.bin --live $live/doom-barts-12mib.vrl --live $live/sdl-barts-9mib.vrl --vram 16,32,64 --live-vram 4,8,12 --policies lru,6.14+fix:lru,fit,window,guard,minmax,minmax+key,window-idle+guard,budget,window+budget,6.14+fix:window,key --baselines 6.14:lru --on-destroyed repair --ensemble 8 --gtt-cost 0.1,1,4 --weights $here/harness/weights/trained-kernel.txt"
 )
+cases=()
+for c in "${all_cases[@]}"; do
+	[[ ${c%%|*} =~ ${SAME_FIGURES_ONLY:-.} ]] && cases+=("$c")
+done
+[ ${#cases[@]} -gt 0 ] || { echo "$0: no case matches SAME_FIGURES_ONLY=$SAME_FIGURES_ONLY" >&2; exit 2; }
 
 run_side() { # BINARY SIDE
 	local c name args

@@ -53,6 +53,8 @@ class MlpPlan {
 public:
 	explicit MlpPlan(const Mlp &m);
 	uint32_t score(const BufferStats &s) const;
+	// Does the score depend on input i (0 size, 1 VRAM size, ...: docs/score.md)?
+	bool uses_input(int i) const { return inputs_used_ >> i & 1; }
 
 private:
 	struct Term {

@@ -11,9 +11,10 @@ const std::vector<PolicyInfo> &policies()
 {
 	static const std::vector<PolicyInfo> list = {
 	        {"lru", "least recently used first", simulate_lru},
-	        {"score", "thesis MLP score, lowest first, may serve from RAM", simulate_score},
+	        {"score", "thesis MLP score, lowest first, may serve from RAM", simulate_score,
+	         simulate_score_lanes},
 	        {"score-age", "score, but keys refresh when 600 ticks old (busy buffers stay fresh)",
-	         simulate_score_age},
+	         simulate_score_age, simulate_score_age_lanes},
 	        {"gdsf", "Greedy-Dual-Size-Frequency with the cost model", simulate_gdsf},
 	        {"belady", "offline contiguity-aware reference (knows the future)", simulate_belady},
 	};

@@ -17,8 +17,10 @@
 #pragma once
 #include <algorithm>
 #include <concepts>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "sim/cost.h"
 #include "sim/sim.h"
@@ -41,64 +43,150 @@ concept EvictionPolicy = std::constructible_from<P, const CompactTrace &, const 
 	                         { p.admit(id, id) } -> std::convertible_to<bool>;
                          };
 
-template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimConfig &c)
-{
-	P p(t, c);
-	Vram vram(c.vram);
-	SimResult r;
-	const size_t n = t.size.size();
-	// Size and place of each buffer side by side: one cache line per event.
-	constexpr uint64_t kAway = UINT64_MAX; // not in VRAM
-	struct Slot {
-		uint64_t size, addr;
-	};
-	std::vector<Slot> buf(n);
-	for (size_t i = 0; i < n; i++)
-		buf[i] = {t.size[i], kAway};
-	uint64_t used = 0;
-	bool evicted_now = false;
+// Several VRAM sizes of one policy in one pass over the trace: lane k is the run at vram[k].
+// A lane policy L keeps what does not depend on the size once (the score policy's statistics,
+// its refresh schedule, the network's inputs) and the rest per lane:
+//
+//   L(const CompactTrace &, const SimConfig &, std::span<const uint64_t> vram);
+//   void created(uint32_t id, uint32_t pos);       every lane (before its placements)
+//   void gpu(uint32_t id, uint32_t pos, bool w);   every lane (before any move decision)
+//   void cpu(uint32_t id);                         every lane
+//   void inserted(unsigned k, uint32_t id, uint64_t addr), touched(k, id), removed(k, id);
+//   uint32_t victim(unsigned k, uint32_t in, uint64_t size);
+//   bool admit(unsigned k, uint32_t in, uint32_t victim);
+//
+// Each lane sees the calls a run of its own would make, in the same order, so lane k's result
+// is replay() at vram[k] to the bit (tests/test_replay_lanes.cc). A lane cut by a create that
+// cannot fit stops there; the shared calls go on for the others.
+template <class L>
+concept LanePolicy = std::constructible_from<L, const CompactTrace &, const SimConfig &,
+                                             std::span<const uint64_t>> &&
+                     requires(L l, unsigned k, uint32_t id, uint32_t pos, bool w, uint64_t x) {
+	                     l.created(id, pos);
+	                     l.gpu(id, pos, w);
+	                     l.cpu(id);
+	                     l.inserted(k, id, x);
+	                     l.touched(k, id);
+	                     l.removed(k, id);
+	                     { l.victim(k, id, x) } -> std::convertible_to<uint32_t>;
+	                     { l.admit(k, id, id) } -> std::convertible_to<bool>;
+                     };
 
-	auto evict = [&](uint32_t v) {
-		const uint64_t b = buf[v].size;
-		r.cost += cost::move(b);
-		r.evictions++;
-		r.evicted_bytes += b;
-		vram.release(buf[v].addr, b);
-		used -= b;
-		buf[v].addr = kAway;
-		p.removed(v);
-		evicted_now = true;
+// Any EvictionPolicy as a lane policy: one instance per lane, nothing shared.
+template <EvictionPolicy P> class EachLane {
+public:
+	EachLane(const CompactTrace &t, const SimConfig &c, std::span<const uint64_t> vram)
+	{
+		p_.reserve(vram.size());
+		for (uint64_t v : vram) {
+			SimConfig ck = c;
+			ck.vram = v;
+			p_.emplace_back(t, ck);
+		}
+	}
+	void created(uint32_t id, uint32_t pos)
+	{
+		for (P &p : p_)
+			p.created(id, pos);
+	}
+	void gpu(uint32_t id, uint32_t pos, bool w)
+	{
+		for (P &p : p_)
+			p.gpu(id, pos, w);
+	}
+	void cpu(uint32_t id)
+	{
+		for (P &p : p_)
+			p.cpu(id);
+	}
+	void inserted(unsigned k, uint32_t id, uint64_t addr) { p_[k].inserted(id, addr); }
+	void touched(unsigned k, uint32_t id) { p_[k].touched(id); }
+	void removed(unsigned k, uint32_t id) { p_[k].removed(id); }
+	uint32_t victim(unsigned k, uint32_t in, uint64_t size) { return p_[k].victim(in, size); }
+	bool admit(unsigned k, uint32_t in, uint32_t v) { return p_[k].admit(in, v); }
+
+private:
+	std::vector<P> p_;
+};
+
+// SimConfig::vram is ignored (each lane has its own); SimConfig::placements needs one lane.
+// kLanes, when not 0, is vram.size() known at compile time (one run: no lane loops left).
+template <LanePolicy L, unsigned kLanes = 0>
+std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
+                                    std::span<const uint64_t> vram)
+{
+	if (kLanes && vram.size() != kLanes)
+		throw std::invalid_argument("replay: lane count differs from its compile-time count");
+	const unsigned nl = kLanes ? kLanes : unsigned(vram.size());
+	if (c.placements && nl != 1)
+		throw std::invalid_argument("replay: placements are recorded for one VRAM size only");
+	L p(t, c, vram);
+	struct Lane {
+		Vram vram;
+		SimResult r;
+		uint64_t used = 0;
+		bool live = true, evicted_now = false;
+	};
+	std::vector<Lane> lanes;
+	lanes.reserve(nl);
+	for (uint64_t v : vram) {
+		lanes.push_back({Vram(v), {}});
+		lanes.back().r.timeline.every = c.timeline_every;
+	}
+	const size_t n = t.size.size();
+	// Per buffer its size, then where it is in each lane: one or two cache lines per event.
+	constexpr uint64_t kAway = UINT64_MAX; // not in VRAM
+	const size_t stride = nl + 1;
+	std::vector<uint64_t> buf(n * stride, kAway);
+	for (size_t i = 0; i < n; i++)
+		buf[i * stride] = t.size[i];
+
+	auto evict = [&](unsigned k, uint32_t v) {
+		Lane &l = lanes[k];
+		const uint64_t b = buf[v * stride];
+		uint64_t &addr = buf[v * stride + 1 + k];
+		l.r.cost += cost::move(b);
+		l.r.evictions++;
+		l.r.evicted_bytes += b;
+		l.vram.release(addr, b);
+		l.used -= b;
+		addr = kAway;
+		p.removed(k, v);
+		l.evicted_now = true;
 	};
 	// A move-in is admitted or declined once, against the first victim, before anything is
 	// evicted: a declined access costs no eviction.
-	auto move_in = [&](uint32_t id, uint64_t b) {
-		for (bool asked = false; !vram.fits(b); asked = true) {
-			const uint32_t v = p.victim(id, b);
+	auto move_in = [&](unsigned k, uint32_t id, uint64_t b) {
+		Lane &l = lanes[k];
+		for (bool asked = false; !l.vram.fits(b); asked = true) {
+			const uint32_t v = p.victim(k, id, b);
 			if (v == kNoBuffer)
 				throw std::logic_error("policy found no victim while VRAM is not empty");
-			if (!asked && !p.admit(id, v)) {
-				r.declined++;
+			if (!asked && !p.admit(k, id, v)) {
+				l.r.declined++;
 				return false;
 			}
-			evict(v);
+			evict(k, v);
 		}
-		buf[id].addr = vram.place(b, c.minmax && b >= c.threshold);
-		used += b;
-		r.moves_in++;
-		p.inserted(id, buf[id].addr);
+		uint64_t &addr = buf[id * stride + 1 + k];
+		addr = l.vram.place(b, c.minmax && b >= c.threshold);
+		l.used += b;
+		l.r.moves_in++;
+		p.inserted(k, id, addr);
 		if (c.placements)
-			c.placements->push_back({id, buf[id].addr});
+			c.placements->push_back({id, addr});
 		return true;
 	};
-	auto check = [&](size_t pos) {
-		if (const char *err = vram.check(); *err)
+	auto check = [&](unsigned k, size_t pos) {
+		const Lane &l = lanes[k];
+		if (const char *err = l.vram.check(); *err)
 			throw std::logic_error("invariant broken at entry " + std::to_string(pos) + ": " + err);
-		if (used + vram.free_bytes() != vram.size())
+		if (l.used + l.vram.free_bytes() != l.vram.size())
 			throw std::logic_error("used + free != VRAM size at entry " + std::to_string(pos));
 		std::vector<std::pair<uint64_t, uint64_t>> live;
 		for (size_t i = 0; i < n; i++)
-			if (buf[i].addr != kAway && buf[i].size)
-				live.push_back({buf[i].addr, buf[i].size});
+			if (buf[i * stride + 1 + k] != kAway && buf[i * stride])
+				live.push_back({buf[i * stride + 1 + k], buf[i * stride]});
 		std::sort(live.begin(), live.end());
 		for (size_t i = 1; i < live.size(); i++)
 			if (live[i - 1].first + live[i - 1].second > live[i].first)
@@ -106,81 +194,130 @@ template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimCon
 	};
 
 	// fragmentation as the thesis counted it: holes beyond the one a tidy VRAM has
-	auto fragments = [&vram] { return vram.holes() ? vram.holes() - 1 : 0; };
+	auto fragments = [](const Lane &l) { return l.vram.holes() ? l.vram.holes() - 1 : 0; };
 	uint32_t frag_tick = 0;
-	r.timeline.every = c.timeline_every;
+	unsigned live = nl;
 	const size_t nops = t.ops.size();
-	for (size_t pos = 0; pos < nops; pos++) {
+	for (size_t pos = 0; pos < nops && live; pos++) {
 		const uint32_t op = t.ops[pos];
 		const uint32_t id = op & CompactTrace::kIdMask;
-		Slot &slot = buf[id];
-		const uint64_t b = slot.size;
-		evicted_now = false;
+		uint64_t *const slot = &buf[id * stride];
+		const uint64_t b = slot[0];
 		switch (EventType(op >> CompactTrace::kTypeShift)) {
 		case EventType::Create:
-			if (b >= c.vram) {
-				r.cut = true;
-				r.cut_at = id;
-				goto done;
-			}
+			for (unsigned k = 0; k < nl; k++)
+				if (lanes[k].live && b >= vram[k]) { // this lane is cut here
+					lanes[k].live = false;
+					lanes[k].r.cut = true;
+					lanes[k].r.cut_at = id;
+					lanes[k].r.entries = pos;
+					live--;
+				}
+			if (!live)
+				continue;
 			p.created(id, uint32_t(pos));
-			if (b == 0) {
-				slot.addr = 0; // takes no space, always resident
-				r.cost += cost::move(0);
-			} else if (move_in(id, b)) {
-				r.cost += cost::move(b);
-			} else {
-				r.cost += cost::gpu_read_ram(b);
+			for (unsigned k = 0; k < nl; k++) {
+				Lane &l = lanes[k];
+				if (!l.live)
+					continue;
+				l.evicted_now = false;
+				if (b == 0) {
+					slot[1 + k] = 0; // takes no space, always resident
+					l.r.cost += cost::move(0);
+				} else if (move_in(k, id, b)) {
+					l.r.cost += cost::move(b);
+				} else {
+					l.r.cost += cost::gpu_read_ram(b);
+				}
 			}
 			break;
 		case EventType::Read:
 		case EventType::Write: {
 			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
 			p.gpu(id, uint32_t(pos), w);
-			if (slot.addr != kAway) {
-				r.cost += cost::gpu_in_vram(b);
-				if (b)
-					p.touched(id);
-			} else if (move_in(id, b)) {
-				r.cost += cost::move(b);
-			} else {
-				r.cost += w ? cost::gpu_write_ram(b) : cost::gpu_read_ram(b);
+			for (unsigned k = 0; k < nl; k++) {
+				Lane &l = lanes[k];
+				if (!l.live)
+					continue;
+				l.evicted_now = false;
+				if (slot[1 + k] != kAway) {
+					l.r.cost += cost::gpu_in_vram(b);
+					if (b)
+						p.touched(k, id);
+				} else if (move_in(k, id, b)) {
+					l.r.cost += cost::move(b);
+				} else {
+					l.r.cost += w ? cost::gpu_write_ram(b) : cost::gpu_read_ram(b);
+				}
 			}
 			break;
 		}
 		case EventType::Cpu:
-			r.cost += slot.addr != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
+			for (unsigned k = 0; k < nl; k++) {
+				Lane &l = lanes[k];
+				l.evicted_now = false;
+				if (l.live)
+					l.r.cost += slot[1 + k] != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
+			}
 			p.cpu(id);
 			break;
 		case EventType::Destroy:
-			if (slot.addr != kAway && b) {
-				vram.release(slot.addr, b);
-				used -= b;
-				p.removed(id);
+			for (unsigned k = 0; k < nl; k++) {
+				Lane &l = lanes[k];
+				l.evicted_now = false;
+				if (!l.live)
+					continue;
+				if (slot[1 + k] != kAway && b) {
+					l.vram.release(slot[1 + k], b);
+					l.used -= b;
+					p.removed(k, id);
+				}
+				slot[1 + k] = kAway;
 			}
-			slot.addr = kAway;
 			break;
-		default: break;
+		default:
+			for (Lane &l : lanes)
+				l.evicted_now = false;
+			break;
 		}
-		r.entries++;
-		r.eviction_events += evicted_now;
-		if (c.timeline_every) [[unlikely]]
-			r.timeline.add(fragments(), evicted_now);
-		if (++frag_tick == 10) {
+		const bool sample = ++frag_tick == 10;
+		if (sample)
 			frag_tick = 0;
-			const uint32_t f = fragments();
-			r.frag_sum += f;
-			r.frag_samples++;
-			r.frag_peak = std::max(r.frag_peak, f);
+		for (unsigned k = 0; k < nl; k++) {
+			Lane &l = lanes[k];
+			if (!l.live)
+				continue;
+			l.r.eviction_events += l.evicted_now;
+			if (c.timeline_every) [[unlikely]]
+				l.r.timeline.add(fragments(l), l.evicted_now);
+			if (sample) {
+				const uint32_t f = fragments(l);
+				l.r.frag_sum += f;
+				l.r.frag_samples++;
+				l.r.frag_peak = std::max(l.r.frag_peak, f);
+			}
+			if (c.check_every && pos % c.check_every == 0)
+				check(k, pos);
 		}
-		if (c.check_every && pos % c.check_every == 0)
-			check(pos);
 	}
-done:
-	r.timeline.finish();
-	if (c.check_every)
-		check(nops);
-	return r;
+	std::vector<SimResult> out;
+	out.reserve(nl);
+	for (unsigned k = 0; k < nl; k++) {
+		Lane &l = lanes[k];
+		l.r.timeline.finish();
+		if (l.live)
+			l.r.entries = nops;
+		if (c.check_every)
+			check(k, nops);
+		out.push_back(std::move(l.r));
+	}
+	return out;
+}
+
+// One run of an eviction policy at SimConfig::vram.
+template <EvictionPolicy P> SimResult replay(const CompactTrace &t, const SimConfig &c)
+{
+	return replay_lanes<EachLane<P>, 1>(t, c, std::span<const uint64_t>(&c.vram, 1))[0];
 }
 
 } // namespace vramlab

@@ -1,6 +1,7 @@
 #include "sim/run.h"
 #include "sim/trace_cache.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -50,6 +51,31 @@ RunOutput run_all(const RunSpec &spec)
 	const size_t per_trace = pols.size() * spec.vram_mib.size();
 	const size_t total = per_trace * spec.traces.size();
 	out.rows.resize(total);
+
+	// The runs of one trace as tasks. A policy whose sizes share work (Policy::run_sizes) runs
+	// them in as few passes as keep the threads busy: one pass on one thread, the sizes dealt
+	// over up to `threads / policies` passes on more.
+	struct Task {
+		size_t policy;
+		std::vector<uint32_t> sizes; // indices into spec.vram_mib
+	};
+	std::vector<Task> tasks;
+	const size_t nv = spec.vram_mib.size();
+	for (size_t pi = 0; pi < pols.size(); pi++) {
+		const size_t groups = pols[pi].eviction->run_lanes && !spec.config.placements
+		                              ? std::clamp<size_t>(
+		                                        (std::max(1u, spec.threads) + pols.size() - 1) / pols.size(),
+		                                        1, std::max<size_t>(nv, 1))
+		                              : nv;
+		for (size_t g = 0; g < groups && g < nv; g++) {
+			Task tk{pi, {}};
+			for (size_t v = g; v < nv; v += groups)
+				tk.sizes.push_back(uint32_t(v));
+			tasks.push_back(std::move(tk));
+		}
+	}
+	std::stable_sort(tasks.begin(), tasks.end(), // the small sizes, the long runs, first
+	                 [](const Task &a, const Task &b) { return a.sizes[0] < b.sizes[0]; });
 
 	std::atomic<size_t> done{0};
 	std::atomic<uint64_t> replayed{0};
@@ -102,21 +128,26 @@ RunOutput run_all(const RunSpec &spec)
 			}
 			std::atomic<size_t> task{0};
 			auto worker = [&] {
-				for (size_t i; (i = task.fetch_add(1)) < per_trace;) {
-					const size_t v = i / pols.size(), pi = i % pols.size();
-					SimConfig c = spec.config;
-					c.vram = spec.vram_mib[v] << 20;
-					RunRow &row = out.rows[k * per_trace + i];
-					row.trace = trace.name;
-					row.policy = pols[pi].name;
-					row.vram_mib = spec.vram_mib[v];
-					row.r = pols[pi].run(trace, c);
-					// a cut run skipped only what came before its cut
-					row.skipped = row.r.cut && row.r.cut_at < trace.skipped_at_create.size()
-					                      ? trace.skipped_at_create[row.r.cut_at]
-					                      : trace.skipped;
-					replayed += row.r.entries;
-					done++;
+				for (size_t i; (i = task.fetch_add(1)) < tasks.size();) {
+					const Task &tk = tasks[i];
+					std::vector<uint64_t> bytes;
+					for (uint32_t v : tk.sizes)
+						bytes.push_back(spec.vram_mib[v] << 20);
+					std::vector<SimResult> rs = pols[tk.policy].run_sizes(trace, spec.config, bytes);
+					for (size_t j = 0; j < tk.sizes.size(); j++) {
+						const size_t v = tk.sizes[j];
+						RunRow &row = out.rows[k * per_trace + v * pols.size() + tk.policy];
+						row.trace = trace.name;
+						row.policy = pols[tk.policy].name;
+						row.vram_mib = spec.vram_mib[v];
+						row.r = std::move(rs[j]);
+						// a cut run skipped only what came before its cut
+						row.skipped = row.r.cut && row.r.cut_at < trace.skipped_at_create.size()
+						                      ? trace.skipped_at_create[row.r.cut_at]
+						                      : trace.skipped;
+						replayed += row.r.entries;
+						done++;
+					}
 				}
 			};
 			std::vector<std::thread> pool;
@@ -124,7 +155,7 @@ RunOutput run_all(const RunSpec &spec)
 			std::mutex werr_mu;
 			// no more workers than runs of this trace (--threads may ask for far more)
 			const size_t workers = std::min<size_t>(std::max(1u, spec.threads),
-			                                        std::max<size_t>(per_trace, 1));
+			                                        std::max<size_t>(tasks.size(), 1));
 			for (size_t w = 0; w < workers; w++)
 				pool.emplace_back([&] {
 					try {
@@ -132,7 +163,7 @@ RunOutput run_all(const RunSpec &spec)
 					} catch (...) {
 						std::lock_guard lk(werr_mu);
 						werr = std::current_exception();
-						task = per_trace; // stop the others early
+						task = tasks.size(); // stop the others early
 					}
 				});
 			for (auto &th : pool)

@@ -1,6 +1,7 @@
 // What one simulation takes and gives, and the list of policies.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -38,11 +39,15 @@ struct SimResult {
 };
 
 using SimFn = SimResult (*)(const CompactTrace &, const SimConfig &);
+// Several VRAM sizes in one pass (replay_lanes()): element k is the run at vram[k].
+using SimLanesFn = std::vector<SimResult> (*)(const CompactTrace &, const SimConfig &,
+                                              std::span<const uint64_t> vram);
 // An eviction policy (src/policies/registry.cc lists them).
 struct PolicyInfo {
 	const char *name;
 	const char *summary;
 	SimFn run;
+	SimLanesFn run_lanes = nullptr; // when sizes share work (else one run per size)
 };
 const std::vector<PolicyInfo> &policies();
 
@@ -62,6 +67,24 @@ struct Policy {
 			p.threshold = threshold;
 		return eviction->run(t, p);
 	}
+	// The runs at each of `vram` (SimConfig::vram ignored), in one pass where the policy
+	// shares work between sizes and nothing asks for one run's placements.
+	std::vector<SimResult> run_sizes(const CompactTrace &t, const SimConfig &c,
+	                                 std::span<const uint64_t> vram) const
+	{
+		SimConfig p = c;
+		p.minmax = minmax;
+		if (threshold)
+			p.threshold = threshold;
+		if (eviction->run_lanes && !c.placements)
+			return eviction->run_lanes(t, p, vram);
+		std::vector<SimResult> out;
+		for (uint64_t v : vram) {
+			p.vram = v;
+			out.push_back(eviction->run(t, p));
+		}
+		return out;
+	}
 };
 Policy find_policy(const std::string &name); // throws std::invalid_argument
 
@@ -69,6 +92,10 @@ SimResult simulate_lru(const CompactTrace &, const SimConfig &);
 SimResult simulate_minmax(const CompactTrace &, const SimConfig &);
 SimResult simulate_score(const CompactTrace &, const SimConfig &);
 SimResult simulate_score_age(const CompactTrace &, const SimConfig &);
+std::vector<SimResult> simulate_score_lanes(const CompactTrace &, const SimConfig &,
+                                            std::span<const uint64_t> vram);
+std::vector<SimResult> simulate_score_age_lanes(const CompactTrace &, const SimConfig &,
+                                                std::span<const uint64_t> vram);
 SimResult simulate_gdsf(const CompactTrace &, const SimConfig &);
 SimResult simulate_belady(const CompactTrace &, const SimConfig &);
 
