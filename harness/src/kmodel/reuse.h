@@ -5,7 +5,10 @@
 // exponentially weighted mean of the intervals between the submissions that named it (1/4
 // weight to the newest, as TCP's RTT estimate); its next use is predicted one period after the
 // last, and a BO idle longer than its period (or never reused, counting from its creation) is
-// predicted to stay idle as long again, so that among those the order is the LRU's. Used as
+// predicted to stay idle as long again, so that among those the order is the LRU's. A BO named
+// only twice has one interval, which says little (bastion1's 12 MiB buffer came back once after
+// 40,162 submissions, then after 35), so until its second interval it is predicted as an
+// overdue one (at 256 MiB: dub1 +21.8% -> -5.2%, docs/window-predict.md). Used as
 // the clairvoyant window's order (clairvoyant.h), latest predicted first: under a loop that
 // does not fit, every period is about a frame and the most recently used go first, as
 // Belady's victims do. 16 bytes per BO.
@@ -23,6 +26,7 @@
 namespace vramlab {
 
 struct ReuseEstimate {
+	static constexpr uint32_t kTrusted = 3; // uses (two intervals) before the period counts
 	uint64_t last = 0;   // clock at the last use, or at creation before any
 	uint32_t period = 0; // 0: not reused yet
 	uint32_t uses = 0;
@@ -58,7 +62,7 @@ struct ReuseEstimate {
 	uint64_t predicted_next(uint64_t now) const
 	{
 		const uint64_t idle = now - last;
-		if (uses == 0 || period == 0 || idle > period)
+		if (uses < kTrusted || period == 0 || idle > period)
 			return now + idle;
 		return last + period;
 	}
