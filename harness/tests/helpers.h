@@ -3,13 +3,26 @@
 #include <filesystem>
 #include <unistd.h>
 #include <fstream>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "mlp/mlp.h"
 #include "sim/compact.h"
 #include "trace/format.h"
 
 namespace vramlab::test {
+
+// A network of small random weights (-1..1): scores spread over the range, keys differ.
+inline Mlp random_mlp(uint32_t seed)
+{
+	Mlp m;
+	std::mt19937 g(seed);
+	std::uniform_real_distribution<float> d(-1, 1);
+	for (auto &p : m.p)
+		p = d(g);
+	return m;
+}
 
 // A compact trace from the thesis's text form, written by hand in a test.
 inline CompactTrace tiny(const std::string &text, OnDestroyed mode = OnDestroyed::Skip)

@@ -8,22 +8,9 @@
 
 using namespace vramlab;
 
-namespace {
-Mlp test_mlp()
-{
-	// Small random weights: scores spread over the range, keys differ.
-	Mlp m;
-	std::mt19937 g(7);
-	std::uniform_real_distribution<float> d(-1, 1);
-	for (auto &p : m.p)
-		p = d(g);
-	return m;
-}
-} // namespace
-
 TEST(Differential, ThesisModelMatchesTheNaiveReference)
 {
-	const Mlp mlp = test_mlp();
+	const Mlp mlp = test::random_mlp(7);
 	for (uint64_t seed = 1; seed <= 600; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (const char *p : {"lru", "minmax", "score", "score-age", "gdsf", "minmax+score", "minmax+gdsf"})

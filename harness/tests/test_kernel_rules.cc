@@ -90,6 +90,34 @@ TEST(ReuseEstimate, PredictsOnePeriodAfterTheLastUseUntilOverdue)
 	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) - 1), (1ull << 26) - 1);
 }
 
+// A ring of render targets idle for a long stretch (a level change) and then used every few
+// submissions again: the mean still remembers the gap for dozens of uses, the last interval
+// does not. stargazer1 at 256 MiB: +50% against stock with the mean alone, -3.5% with both.
+TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
+{
+	ReuseEstimate r;
+	r.created(0);
+	r.used(1);
+	r.used(2);
+	r.used(3); // period 1
+	r.used(100003); // a gap: the mean becomes (3 x 1 + 100000) / 4
+	EXPECT_EQ(r.period, 25000u);
+	r.used(100013);
+	EXPECT_EQ(r.period, 18752u);
+	EXPECT_EQ(r.recent, 10u);
+	EXPECT_EQ(r.predicted_next(100015), 100023u); // under a quarter of the mean: the last interval
+	EXPECT_EQ(r.predicted_next(100030), 100047u); // overdue by it: idle 17, as long again
+	// jitter is not a regime change: a last interval of 4 against a mean of 10 leaves the mean
+	ReuseEstimate s;
+	s.created(0);
+	s.used(10);
+	s.used(22);
+	s.used(34); // period 12
+	s.used(38); // (3 x 12 + 4) / 4
+	EXPECT_EQ(s.period, 10u);
+	EXPECT_EQ(s.predicted_next(39), 48u);
+}
+
 // Size in the order: [a 256 KiB][big 768 KiB] fill 1 MiB, used in turn (big first, the same
 // period, 2), then two submissions of a GTT buffer; c needs 256 KiB. Both are overdue: big is
 // predicted back in 4 submissions, a in 3, so by prediction alone (and by LRU) big would go,

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "policies/lru.h"
 #include "reference/compare.h"
@@ -18,11 +17,7 @@ namespace {
 // MiB, where the input is below 0.001) move the score: each size has its own keys.
 Mlp sized_mlp()
 {
-	Mlp m;
-	std::mt19937 g(11);
-	std::uniform_real_distribution<float> d(-1, 1);
-	for (auto &p : m.p)
-		p = d(g);
+	Mlp m = test::random_mlp(11);
 	m.p[1] = 20000.0f; // in_w[1]: 48 KiB -> 0.09, 200 KiB -> 0.37, 2 MiB -> 1
 	m.p[kMlpInputs + 1] = 0.0f;
 	for (int h = 0; h < kMlpInputs; h++)

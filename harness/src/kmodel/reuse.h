@@ -8,10 +8,14 @@
 // predicted to stay idle as long again, so that among those the order is the LRU's. A BO named
 // only twice has one interval, which says little (bastion1's 12 MiB buffer came back once after
 // 40,162 submissions, then after 35), so until its second interval it is predicted as an
-// overdue one (at 256 MiB: dub1 +21.8% -> -5.2%, docs/window-predict.md). Used as
+// overdue one (at 256 MiB: dub1 +21.8% -> -5.2%, docs/window-predict.md). When the last
+// interval is under a quarter of the mean, it is the period: one long gap (a ring of render
+// targets idle through a level change) keeps the mean high for dozens of uses after the BO is
+// busy again (stargazer1 at 256 MiB: +50% -> -3.5%); the shorter of the two always was too
+// eager to keep (nederland1 at 64 MiB +7.1%). Used as
 // the clairvoyant window's order (clairvoyant.h), latest predicted first: under a loop that
 // does not fit, every period is about a frame and the most recently used go first, as
-// Belady's victims do. 16 bytes per BO.
+// Belady's victims do. 20 bytes of state per BO (24 with padding).
 //
 // The candidates are ordered by victim_key(): the predicted distance to the next use divided
 // by the square root of the BO's size, so that of two BOs predicted back equally late the
@@ -30,14 +34,16 @@ struct ReuseEstimate {
 	uint64_t last = 0;   // clock at the last use, or at creation before any
 	uint32_t period = 0; // 0: not reused yet
 	uint32_t uses = 0;
+	uint32_t recent = 0; // the last interval
 
-	void created(uint64_t now) { *this = {now, 0, 0}; }
+	void created(uint64_t now) { *this = {now, 0, 0, 0}; }
 	// A submission at `now` names the BO
 	void used(uint64_t now)
 	{
 		if (uses > 0) {
 			const uint64_t interval = std::min<uint64_t>(now - last, UINT32_MAX);
 			period = uint32_t(period == 0 ? interval : (3 * uint64_t(period) + interval) / 4);
+			recent = uint32_t(interval);
 		}
 		last = now;
 		uses += uses < UINT32_MAX;
@@ -62,9 +68,10 @@ struct ReuseEstimate {
 	uint64_t predicted_next(uint64_t now) const
 	{
 		const uint64_t idle = now - last;
-		if (uses < kTrusted || period == 0 || idle > period)
+		const uint64_t p = uint64_t(recent) * 4 < period ? recent : period;
+		if (uses < kTrusted || p == 0 || idle > p)
 			return now + idle;
-		return last + period;
+		return last + p;
 	}
 };
 
