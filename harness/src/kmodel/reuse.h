@@ -9,10 +9,10 @@
 // only twice has one interval, which says little (bastion1's 12 MiB buffer came back once after
 // 40,162 submissions, then after 35), so until its second interval it is predicted as an
 // overdue one (at 256 MiB: dub1 +21.8% -> -5.2%, docs/window-predict.md). When the last
-// interval is under a quarter of the mean, it is the period: one long gap (a ring of render
-// targets idle through a level change) keeps the mean high for dozens of uses after the BO is
-// busy again (stargazer1 at 256 MiB: +50% -> -3.5%); the shorter of the two always was too
-// eager to keep (nederland1 at 64 MiB +7.1%). Used as
+// interval is under 1/64 of the mean, it is the period: one long gap (a ring of render targets
+// idle through a level change) keeps the mean high for dozens of uses after the BO is busy
+// again (stargazer1 at 256 MiB: +50% -> -2.2%). A bound of a quarter, or the shorter of the
+// two always, took it for bursts of use too and lost 3-5 points at 64 MiB. Used as
 // the clairvoyant window's order (clairvoyant.h), latest predicted first: under a loop that
 // does not fit, every period is about a frame and the most recently used go first, as
 // Belady's victims do. 20 bytes of state per BO (24 with padding).
@@ -31,6 +31,7 @@ namespace vramlab {
 
 struct ReuseEstimate {
 	static constexpr uint32_t kTrusted = 3; // uses (two intervals) before the period counts
+	static constexpr uint32_t kRegime = 64; // a last interval this much shorter is the period
 	uint64_t last = 0;   // clock at the last use, or at creation before any
 	uint32_t period = 0; // 0: not reused yet
 	uint32_t uses = 0;
@@ -68,7 +69,7 @@ struct ReuseEstimate {
 	uint64_t predicted_next(uint64_t now) const
 	{
 		const uint64_t idle = now - last;
-		const uint64_t p = uint64_t(recent) * 4 < period ? recent : period;
+		const uint64_t p = uint64_t(recent) * kRegime < period ? recent : period;
 		if (uses < kTrusted || p == 0 || idle > p)
 			return now + idle;
 		return last + p;
