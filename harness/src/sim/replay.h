@@ -220,7 +220,6 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
-				l.evicted_now = false;
 				if (b == 0) {
 					slot[1 + k] = 0; // takes no space, always resident
 					l.r.cost += cost::move(0);
@@ -239,7 +238,6 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
-				l.evicted_now = false;
 				if (slot[1 + k] != kAway) {
 					l.r.cost += cost::gpu_in_vram(b);
 					if (b)
@@ -255,7 +253,6 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		case EventType::Cpu:
 			for (unsigned k = 0; k < nl; k++) {
 				Lane &l = lanes[k];
-				l.evicted_now = false;
 				if (l.live)
 					l.r.cost += slot[1 + k] != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
 			}
@@ -264,7 +261,6 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		case EventType::Destroy:
 			for (unsigned k = 0; k < nl; k++) {
 				Lane &l = lanes[k];
-				l.evicted_now = false;
 				if (!l.live)
 					continue;
 				if (slot[1 + k] != kAway && b) {
@@ -275,10 +271,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 				slot[1 + k] = kAway;
 			}
 			break;
-		default:
-			for (Lane &l : lanes)
-				l.evicted_now = false;
-			break;
+		default: break;
 		}
 		const bool sample = ++frag_tick == 10;
 		if (sample)
@@ -290,6 +283,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			l.r.eviction_events += l.evicted_now;
 			if (c.timeline_every) [[unlikely]]
 				l.r.timeline.add(fragments(l), l.evicted_now);
+			l.evicted_now = false; // for the next entry
 			if (sample) {
 				const uint32_t f = fragments(l);
 				l.r.frag_sum += f;

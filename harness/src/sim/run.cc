@@ -52,9 +52,9 @@ RunOutput run_all(const RunSpec &spec)
 	const size_t total = per_trace * spec.traces.size();
 	out.rows.resize(total);
 
-	// The runs of one trace as tasks. A policy whose sizes share work (Policy::run_sizes) runs
-	// them in as few passes as keep the threads busy: one pass on one thread, the sizes dealt
-	// over up to `threads / policies` passes on more.
+	// The runs of one trace as tasks. A policy whose sizes share work (Policy::run_sizes, which
+	// also decides when they cannot) runs them in as few passes as keep the threads busy: one
+	// pass on one thread, the sizes dealt over up to `threads / policies` passes on more.
 	struct Task {
 		size_t policy;
 		std::vector<uint32_t> sizes; // indices into spec.vram_mib
@@ -62,7 +62,7 @@ RunOutput run_all(const RunSpec &spec)
 	std::vector<Task> tasks;
 	const size_t nv = spec.vram_mib.size();
 	for (size_t pi = 0; pi < pols.size(); pi++) {
-		const size_t groups = pols[pi].eviction->run_lanes && !spec.config.placements
+		const size_t groups = pols[pi].eviction->run_lanes
 		                              ? std::clamp<size_t>(
 		                                        (std::max(1u, spec.threads) + pols.size() - 1) / pols.size(),
 		                                        1, std::max<size_t>(nv, 1))

@@ -61,21 +61,14 @@ struct Policy {
 	uint64_t threshold = 0; // 0: the config's
 	SimResult run(const CompactTrace &t, const SimConfig &c) const
 	{
-		SimConfig p = c;
-		p.minmax = minmax;
-		if (threshold)
-			p.threshold = threshold;
-		return eviction->run(t, p);
+		return eviction->run(t, placed(c));
 	}
 	// The runs at each of `vram` (SimConfig::vram ignored), in one pass where the policy
 	// shares work between sizes and nothing asks for one run's placements.
 	std::vector<SimResult> run_sizes(const CompactTrace &t, const SimConfig &c,
 	                                 std::span<const uint64_t> vram) const
 	{
-		SimConfig p = c;
-		p.minmax = minmax;
-		if (threshold)
-			p.threshold = threshold;
+		SimConfig p = placed(c);
 		if (eviction->run_lanes && !c.placements)
 			return eviction->run_lanes(t, p, vram);
 		std::vector<SimResult> out;
@@ -84,6 +77,17 @@ struct Policy {
 			out.push_back(eviction->run(t, p));
 		}
 		return out;
+	}
+
+private:
+	// the config with this policy's placement (min-max and its threshold)
+	SimConfig placed(const SimConfig &c) const
+	{
+		SimConfig p = c;
+		p.minmax = minmax;
+		if (threshold)
+			p.threshold = threshold;
+		return p;
 	}
 };
 Policy find_policy(const std::string &name); // throws std::invalid_argument
