@@ -136,6 +136,8 @@ public:
 		if ((c.window_oracle || c.admit_oracle) && !c.future)
 			throw std::invalid_argument("the clairvoyant rules need the trace's future "
 			                            "(simulate_kernel() gives it; a live model has none)");
+		if (c.admit_predict && !c.window_predict)
+			throw std::invalid_argument("predicted admission needs the predicted window");
 		if (c.admit_oracle && !c.window_oracle)
 			throw std::invalid_argument("clairvoyant admission needs the clairvoyant window");
 		if (c.guard && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
@@ -549,12 +551,31 @@ private:
 			r_.window_nofit++;
 			return Scan::NoFit;
 		}
+		if (c_.admit_predict && bypass_predicted(id, at, size)) {
+			r_.admit_bypasses++;
+			return Scan::NoFit;
+		}
 		r_.windows++;
 		for (uint32_t v : scanned_)
 			if (in_window(v, at, size))
 				evict(v);
 		place_at(id, at);
 		return Scan::Fit;
+	}
+
+	// Predicted admission (reuse.h, ReuseEstimate::bypass()): BO id stays in GTT when,
+	// counting this submission's use, it is predicted back later than every victim of its
+	// window and two GPU reads of it from GTT cost less than its move in and its victims'
+	// move out and back
+	bool bypass_predicted(uint32_t id, uint64_t at, uint64_t size)
+	{
+		uint64_t earliest = UINT64_MAX, victim_pages = 0;
+		for (uint32_t v : scanned_)
+			if (in_window(v, at, size)) {
+				earliest = std::min(earliest, reuse_[v].predicted_next(r_.cs));
+				victim_pages += bo_[v].pages;
+			}
+		return reuse_[id].bypass(r_.cs, bo_[id].pages, earliest, victim_pages, gtt_permille_);
 	}
 
 	// The observer's view of one decision: belady_ holds every evictable BO; a placed one
@@ -922,6 +943,9 @@ private:
 	std::vector<OracleCandidate> cands_;
 	uint64_t subs_ = 0; // submissions begun (with a future)
 	std::vector<ReuseEstimate> reuse_; // window_predict: each BO's reuse interval
+	const uint32_t gtt_permille_ = c_.admit_gtt_permille
+	                                       ? c_.admit_gtt_permille
+	                                       : uint32_t(std::lround(1000 * c_.gtt_reads_per_use));
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}

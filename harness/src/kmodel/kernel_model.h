@@ -133,6 +133,13 @@ struct KernelConfig {
 	// predicted from its past reuse intervals, over the first scan_max LRU entries; the walk
 	// when they hold no window. Model only (issue 50).
 	bool window_predict = false;
+	// With it, predicted admission (ReuseEstimate::bypass()): a BO predicted back later than
+	// its window's victims stays in GTT where the card's GTT reads are cheap enough;
+	// admit_gtt_permille is that card's cost of a GPU read from GTT against a move of the same
+	// bytes; 0: this configuration's charge, gtt_reads_per_use (decide sets it per cost band:
+	// the charge x the band's factor). Model only (issue 50).
+	bool admit_predict = false;
+	uint32_t admit_gtt_permille = 0;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.
 	OracleObserver *observer = nullptr;
@@ -293,7 +300,11 @@ struct KernelPolicy {
 	bool admit = false;  // ... and clairvoyant admission
 	bool guard = false;  // the thrash guard (thrash_guard.h)
 	bool predict = false; // the predicted window (reuse.h)
+	bool predict_admit = false; // ... and predicted admission
 	bool scored() const { return key || prio; } // eviction order uses the scores
+	// Its decisions read the card's GTT read cost (KernelConfig::admit_gtt_permille): decide
+	// runs it once per GTT charge of its cost bands
+	bool reads_gtt_cost() const { return predict_admit; }
 	// Acts only in ttm_bo_evict_alloc() (the model's evict_alloc()): the rule's runs are its
 	// stock twin's wherever that run never got there (KernelResult::evict_allocs); the fit
 	// rule alone acts there only for a BO larger than VRAM (evict_allocs_too_big)
@@ -302,7 +313,7 @@ struct KernelPolicy {
 	bool beyond_fit() const
 	{
 		return key || prio || scan || weigh || ends || idle || oracle || admit || guard ||
-		       predict;
+		       predict || predict_admit;
 	}
 };
 const std::vector<KernelPolicy> &kernel_policies();

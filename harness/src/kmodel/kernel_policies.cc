@@ -56,6 +56,9 @@ const std::vector<KernelPolicy> &kernel_policies()
 	        {"window-predict", "the window whose victims' predicted next use is latest, "
 	                           "among the first --scan-max LRU entries", false, false, true,
 	         true, false, false, false, false, false, false, false, false, true},
+	        {"window-predict+admit", "window-predict, and a BO predicted back later than "
+	                                 "its window's victims stays in GTT", false, false, true,
+	         true, false, false, false, false, false, false, false, false, true, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
 	         false, false, false, false, true},
@@ -120,6 +123,7 @@ void apply_choice(const KernelChoice &k, KernelConfig &c)
 	c.admit_oracle = k.policy->admit;
 	c.guard = k.policy->guard;
 	c.window_predict = k.policy->predict;
+	c.admit_predict = k.policy->predict_admit;
 }
 
 KernelChoice kernel_choice(const std::string &full, uint32_t default_kib)

@@ -65,6 +65,22 @@ struct ReuseEstimate {
 			r++;
 		return r;
 	}
+	// Predicted admission (window-predict+admit): a BO in GTT named at `now`, whose window
+	// holds victims of `victim_pages` predicted back first at `earliest`, stays in GTT when,
+	// counting this use, it is predicted back later than that (clairvoyant admission's test,
+	// predicted) and two GPU reads of it from GTT cost less than moving it in and its victims
+	// out and back: 2 g pages < pages + 2 victim_pages, g = gtt_permille / 1000 the card's
+	// cost of one read from GTT against one move of the same bytes. Two reads, not one: a BO
+	// left in GTT is read from there at least until the next use asks again. The weight 2
+	// was chosen on the corpus among 1 and 2 (docs/window-predict.md).
+	bool bypass(uint64_t now, uint64_t pages, uint64_t earliest, uint64_t victim_pages,
+	            uint32_t gtt_permille) const
+	{
+		ReuseEstimate e = *this;
+		e.used(now);
+		return e.predicted_next(now) > earliest &&
+		       2 * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
+	}
 	// The predicted clock of the next use, at `now` (later = a better victim)
 	uint64_t predicted_next(uint64_t now) const
 	{
