@@ -143,6 +143,28 @@ print("ok" if ok else "bad %s" % sorted(rows))
 PY
 )
 [ "$base_check" = ok ] && ok || bad "decide --baselines JSON: $base_check"
+# A policy that reads the card's GTT cost runs once per GTT charge and each band reads its
+# charge's run: the x4 band of a two-band table is the table of x4 alone, and the two runs differ
+for g in 0.1,4 4; do
+	"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 32 --ensemble 1 --gtt-cost $g --quiet \
+		--pcie-gbps 8 --policies lru,window-predict+admit --json "$work/adm-$g.json" >/dev/null 2>&1 ||
+		bad "decide with window-predict+admit, --gtt-cost $g"
+done
+admit_check=$(/usr/bin/python3 - "$work/adm-0.1,4.json" "$work/adm-4.json" <<'PY'
+import json, sys
+two, four = (json.load(open(f)) for f in sys.argv[1:])
+row = lambda j, g: [r for r in j["summary"] if r["policy"] == "window-predict+admit"
+                    and r["band"]["gtt_factor"] == g][0]
+runs = {r["policy"]: r for r in two["runs"]}
+ok = (row(two, 4)["transfer_change_pct"] == row(four, 4)["transfer_change_pct"]
+      and set(runs) == {"lru", "window-predict+admit", "window-predict+admit@gtt-x4"}
+      and runs["window-predict+admit"]["moved_bytes"] != runs["window-predict+admit@gtt-x4"]["moved_bytes"]
+      and two["config"]["policies"] == ["lru", "window-predict+admit"]
+      and {r["policy"] for r in two["verdicts"]} == {"window-predict+admit"})
+print("ok" if ok else "bad %s %s" % (row(two, 4), row(four, 4)))
+PY
+)
+[ "$admit_check" = ok ] && ok || bad "decide, a policy per GTT charge: $admit_check"
 expect_fail "bad weights" "w.txt: line 1: not a number" \
 	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
 expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace stats "$work/nope.bin"

@@ -670,7 +670,8 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 			apply_choice(kernel_choice("lru", 0), base);
 			const KernelResult a = simulate_kernel(t, base);
 			for (const char *rule : {"fit", "window", "key", "prio", "guard", "window-idle+guard",
-			                         "window-weigh", "window-oracle+admit", "window-predict"}) {
+			                         "window-weigh", "window-oracle+admit", "window-predict",
+			                         "window-predict+admit"}) {
 				KernelConfig c = base;
 				apply_choice(kernel_choice(rule, 0), c);
 				const KernelResult b = simulate_kernel(t, c);

@@ -127,6 +127,76 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 	EXPECT_EQ(u.predicted_next(3101), 3875u);
 }
 
+// Predicted admission's test: counting this use, predicted back later than the earliest
+// victim, and two GTT reads of it (g = permille / 1000 of a move each) cheaper than its move
+// in and its victims' out and back: 2 g pages < pages + 2 victims
+TEST(ReuseEstimate, BypassWhenPredictedBackAfterTheVictimsAndGttIsCheapEnough)
+{
+	ReuseEstimate r;
+	r.created(0);
+	r.used(10);
+	r.used(20);
+	// this use would be the third: period 10 trusted, back at 40
+	EXPECT_TRUE(r.bypass(30, 64, 35, 64, 1000));
+	EXPECT_FALSE(r.bypass(30, 64, 40, 64, 1000));  // not after the victims
+	EXPECT_TRUE(r.bypass(30, 64, 39, 33, 1000));   // 128 < 64 + 66
+	EXPECT_FALSE(r.bypass(30, 64, 39, 32, 1000));  // 128 = 64 + 64: admitted
+	EXPECT_FALSE(r.bypass(30, 64, 35, 224, 4000)); // x4: 512 = 64 + 448
+	EXPECT_TRUE(r.bypass(30, 64, 35, 225, 4000));
+	EXPECT_TRUE(r.bypass(30, 64, 35, 1, 100));     // x0.1: 12.8 < 66
+	// before its period counts (this use the second) a BO is predicted back at once
+	ReuseEstimate n;
+	n.created(0);
+	n.used(10);
+	EXPECT_FALSE(n.bypass(20, 64, 21, 1 << 20, 1));
+}
+
+// Four 256 KiB BOs used in turn fill 1 MiB; a fifth, x, is used every fifth round. Once x's
+// period counts, it is predicted back after every victim, and where GTT reads are cheap
+// (x0.1, x1) it stays in GTT instead of evicting a buffer that comes back before it; at x4
+// one victim of its size is not worth two GTT reads and the run is window-predict's.
+TEST(WindowPredict, AdmissionLeavesARarelyUsedBufferInGttWhereGttReadsAreCheap)
+{
+	Builder b;
+	std::vector<uint32_t> hot;
+	for (int i = 0; i < 4; i++)
+		hot.push_back(b.create(256));
+	const uint32_t x = b.create(256, DomainGtt);
+	for (int round = 0; round < 60; round++) {
+		for (uint32_t id : hot)
+			b.cs({{id, false}});
+		if (round % 5 == 4)
+			b.cs({{x, false}});
+	}
+	KernelConfig k = checked_config(1024);
+	apply_choice(kernel_choice("window-predict", 0), k);
+	const KernelResult predict = simulate_kernel(b.t, k);
+	KernelConfig cheap = k, dear = k;
+	apply_choice(kernel_choice("window-predict+admit", 0), cheap);
+	dear = cheap;
+	cheap.admit_gtt_permille = 100;
+	dear.admit_gtt_permille = 4000;
+	const KernelResult admit = simulate_kernel(b.t, cheap), not_worth = simulate_kernel(b.t, dear);
+	EXPECT_GT(predict.evictions(), 10u);
+	EXPECT_GT(admit.admit_bypasses, 5u);
+	EXPECT_LT(admit.evictions() * 2, predict.evictions());
+	EXPECT_GT(admit.gtt_access_bytes, predict.gtt_access_bytes);
+	EXPECT_EQ(not_worth.admit_bypasses, 0u);
+	EXPECT_EQ(not_worth.digest, predict.digest);
+	EXPECT_EQ(not_worth.evictions(), predict.evictions());
+	// the configuration's own charge when none is given: at x1 one victim of its size is
+	// worth two reads (128 < 64 + 128 pages), at x4 not
+	KernelConfig charge = cheap;
+	charge.admit_gtt_permille = 0;
+	EXPECT_GT(simulate_kernel(b.t, charge).admit_bypasses, 5u);
+	charge.gtt_reads_per_use = 4;
+	EXPECT_EQ(simulate_kernel(b.t, charge).admit_bypasses, 0u);
+	// it needs the predicted window
+	KernelConfig alone = checked_config(1024);
+	alone.admit_predict = true;
+	EXPECT_THROW(KernelModel m(alone), std::invalid_argument);
+}
+
 // Size in the order: [a 256 KiB][big 768 KiB] fill 1 MiB, used in turn (big first, the same
 // period, 2), then two submissions of a GTT buffer; c needs 256 KiB. Both are overdue: big is
 // predicted back in 4 submissions, a in 3, so by prediction alone (and by LRU) big would go,
