@@ -166,7 +166,8 @@ decide: build
 # references window-oracle* are not candidates) on both kernels' stock, the card classes' bands
 DECIDE_ALL_POLICIES ?= lru,6.14+fix:lru,minmax,key,minmax+key,fit,window,6.14:window,\
 	6.14+fix:window,budget,window+budget,minmax+window+budget,window+key,window+budget+key,\
-	window-weigh,window-ends,window-idle,guard,window+guard,window-idle+guard,window-predict
+	window-weigh,window-ends,window-idle,guard,window+guard,window-idle+guard,window-predict,\
+	window-predict+admit
 # Ensembles of 4: the search's screening table, about 15 min on 2 cores; a rule it shortlists
 # gets its verdict from `make decide` (16 boards) with DECIDE_POLICIES
 DECIDE_ALL_ENSEMBLE ?= 4
