@@ -127,28 +127,34 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 	EXPECT_EQ(u.predicted_next(3101), 3875u);
 }
 
-// Predicted admission's test: counting this use, predicted back later than the earliest
-// victim, and two GTT reads of it (g = permille / 1000 of a move each) cheaper than its move
-// in and its victims' out and back: 2 g pages < pages + 2 victims
-TEST(ReuseEstimate, BypassWhenPredictedBackAfterTheVictimsAndGttIsCheapEnough)
+// Predicted admission's test: counting this use, fewer pages per submission until its
+// predicted next use than its victims' until theirs, and two GTT reads of it (g = permille /
+// 1000 of a move each) cheaper than its move in and its victims' out and back:
+// 2 g pages < pages + 2 victims
+TEST(ReuseEstimate, BypassWhenNeededAtALowerRateThanTheVictimsAndGttIsCheapEnough)
 {
-	ReuseEstimate r;
+	using R = ReuseEstimate;
+	R r;
 	r.created(0);
 	r.used(10);
 	r.used(20);
-	// this use would be the third: period 10 trusted, back at 40
-	EXPECT_TRUE(r.bypass(30, 64, 35, 64, 1000));
-	EXPECT_FALSE(r.bypass(30, 64, 40, 64, 1000));  // not after the victims
-	EXPECT_TRUE(r.bypass(30, 64, 39, 33, 1000));   // 128 < 64 + 66
-	EXPECT_FALSE(r.bypass(30, 64, 39, 32, 1000));  // 128 = 64 + 64: admitted
-	EXPECT_FALSE(r.bypass(30, 64, 35, 224, 4000)); // x4: 512 = 64 + 448
-	EXPECT_TRUE(r.bypass(30, 64, 35, 225, 4000));
-	EXPECT_TRUE(r.bypass(30, 64, 35, 1, 100));     // x0.1: 12.8 < 66
+	// this use would be the third: period 10 trusted, back in 10
+	EXPECT_EQ(R::rate(64, 10), (64u << 16) / 10);
+	EXPECT_EQ(R::rate(64, 0), R::rate(64, 1));
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(64, 5), 64, 1000));
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 10), 64, 1000)); // the same rate: admitted
+	EXPECT_FALSE(r.bypass(30, 640, R::rate(64, 5), 64, 1000)); // ten times the size: admitted
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(64, 1), 33, 1000));   // 128 < 64 + 66
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 1), 32, 1000));  // 128 = 64 + 64: admitted
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(224, 5), 224, 4000)); // x4: 512 = 64 + 448
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(225, 5), 225, 4000));
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(8, 1), 8, 100));   // x0.1: 12.8 < 80
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(8, 1), 8, 1000)); // x1: 128 > 80
 	// before its period counts (this use the second) a BO is predicted back at once
-	ReuseEstimate n;
+	R n;
 	n.created(0);
 	n.used(10);
-	EXPECT_FALSE(n.bypass(20, 64, 21, 1 << 20, 1));
+	EXPECT_FALSE(n.bypass(20, 64, R::rate(64, 1), 1 << 20, 1));
 }
 
 // Four 256 KiB BOs used in turn fill 1 MiB; a fifth, x, is used every fifth round. Once x's

@@ -564,18 +564,20 @@ private:
 	}
 
 	// Predicted admission (reuse.h, ReuseEstimate::bypass()): BO id stays in GTT when,
-	// counting this submission's use, it is predicted back later than every victim of its
-	// window and two GPU reads of it from GTT cost less than its move in and its victims'
-	// move out and back
+	// counting this use, it needs fewer pages per submission than the victims of its window
+	// until their predicted next uses, and two GPU reads of it from GTT cost less than its
+	// move in and its victims' move out and back
 	bool bypass_predicted(uint32_t id, uint64_t at, uint64_t size)
 	{
-		uint64_t earliest = UINT64_MAX, victim_pages = 0;
+		uint64_t victims_rate = 0, victim_pages = 0;
 		for (uint32_t v : scanned_)
 			if (in_window(v, at, size)) {
-				earliest = std::min(earliest, reuse_[v].predicted_next(r_.cs));
+				victims_rate += ReuseEstimate::rate(
+				        bo_[v].pages, reuse_[v].predicted_next(r_.cs) - r_.cs);
 				victim_pages += bo_[v].pages;
 			}
-		return reuse_[id].bypass(r_.cs, bo_[id].pages, earliest, victim_pages, gtt_permille_);
+		return reuse_[id].bypass(r_.cs, bo_[id].pages, victims_rate, victim_pages,
+		                         gtt_permille_);
 	}
 
 	// The observer's view of one decision: belady_ holds every evictable BO; a placed one

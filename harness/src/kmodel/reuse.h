@@ -65,21 +65,30 @@ struct ReuseEstimate {
 			r++;
 		return r;
 	}
-	// Predicted admission (window-predict+admit): a BO in GTT named at `now`, whose window
-	// holds victims of `victim_pages` predicted back first at `earliest`, stays in GTT when,
-	// counting this use, it is predicted back later than that (clairvoyant admission's test,
-	// predicted) and two GPU reads of it from GTT cost less than moving it in and its victims
-	// out and back: 2 g pages < pages + 2 victim_pages, g = gtt_permille / 1000 the card's
-	// cost of one read from GTT against one move of the same bytes. Two reads, not one: a BO
-	// left in GTT is read from there at least until the next use asks again. The weight 2
-	// was chosen on the corpus among 1 and 2 (docs/window-predict.md).
-	bool bypass(uint64_t now, uint64_t pages, uint64_t earliest, uint64_t victim_pages,
+	// Predicted admission (window-predict+admit). A BO in GTT named at `now` stays in GTT
+	// when two tests pass:
+	// - Rate: counting this use, the pages it needs per submission until its predicted next
+	//   use are fewer than its window's victims' (`victims_rate`: the sum of rate() over
+	//   them). What stays out of VRAM is what is needed at the lowest rate, its size counted.
+	//   Belady's bypass (back later than every victim) ignored size: it left a large BO out
+	//   to keep smaller ones in (trine2_1 +13% at 64 MiB, x1; docs/window-predict.md).
+	// - Cost: two GPU reads of it from GTT cost less than moving it in and its victims out
+	//   and back: 2 g pages < pages + 2 victim_pages, g = gtt_permille / 1000 the card's cost
+	//   of one read from GTT against one move of the same bytes. Two reads, not one: a BO
+	//   left in GTT is read from there at least until the next use asks again (the weight was
+	//   chosen on the corpus among 1 and 2).
+	bool bypass(uint64_t now, uint64_t pages, uint64_t victims_rate, uint64_t victim_pages,
 	            uint32_t gtt_permille) const
 	{
 		ReuseEstimate e = *this;
 		e.used(now);
-		return e.predicted_next(now) > earliest &&
+		return rate(pages, e.predicted_next(now) - now) < victims_rate &&
 		       2 * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
+	}
+	// Pages per submission, in 1/65536ths, of a BO predicted back in `distance` submissions
+	static uint64_t rate(uint64_t pages, uint64_t distance)
+	{
+		return (pages << 16) / std::max<uint64_t>(distance, 1);
 	}
 	// The predicted clock of the next use, at `now` (later = a better victim)
 	uint64_t predicted_next(uint64_t now) const
