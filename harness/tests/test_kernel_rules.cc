@@ -158,9 +158,10 @@ TEST(ReuseEstimate, BypassWhenNeededAtALowerRateThanTheVictimsAndGttIsCheapEnoug
 }
 
 // Four 256 KiB BOs used in turn fill 1 MiB; a fifth, x, is used every fifth round. Once x's
-// period counts, it is predicted back after every victim, and where GTT reads are cheap
-// (x0.1, x1) it stays in GTT instead of evicting a buffer that comes back before it; at x4
-// one victim of its size is not worth two GTT reads and the run is window-predict's.
+// period counts, it needs fewer pages per submission than any victim, and where GTT reads
+// are cheap (x0.1, x1) it stays in GTT instead of evicting a buffer that comes back before
+// it; at x4 one victim of its size is not worth two GTT reads and the run is
+// window-predict's.
 TEST(WindowPredict, AdmissionLeavesARarelyUsedBufferInGttWhereGttReadsAreCheap)
 {
 	Builder b;
