@@ -116,13 +116,15 @@ TEST(OracleLabels, OnATraceTheVictimsAreTheEvictionsAndTheRunIsTheSame)
 			nofit += s.d.outcome == OracleDecision::NoFit;
 			const size_t v = s.victims().size();
 			victims += v;
-			if (s.d.outcome == OracleDecision::Placed)
+			if (s.d.outcome == OracleDecision::Placed) {
 				EXPECT_GT(v, 0u);
+			}
 			std::set<uint32_t> ids;
 			for (size_t i = 0; i < s.c.size(); i++) {
 				EXPECT_TRUE(ids.insert(s.c[i].id).second);
-				if (i)
+				if (i) {
 					EXPECT_LT(s.c[i - 1].lru_rank, s.c[i].lru_rank);
+				}
 				EXPECT_NE(s.c[i].id, s.d.id);
 				// the relocation that last named it names it (Mesa's inputs are found there)
 				const OracleCandidate &x = s.c[i];

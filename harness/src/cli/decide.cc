@@ -488,8 +488,9 @@ void run_decide(const DecideArgs &a)
 				source.push_back(source[p]);
 				gtt_permille.push_back(0);
 			}
-			gtt_permille[q] = uint32_t(std::lround(1000 * a.config.gtt_reads_per_use *
-			                                       a.gtt_factors[gi]));
+			// at least 1: 0 would mean the configuration's own charge
+			gtt_permille[q] = uint32_t(std::max(
+			        1L, std::lround(1000 * a.config.gtt_reads_per_use * a.gtt_factors[gi])));
 			by_charge[p].push_back(q);
 		}
 	}

@@ -133,8 +133,9 @@ struct KernelConfig {
 	// predicted from its past reuse intervals, over the first scan_max LRU entries; the walk
 	// when they hold no window. Model only (issue 50).
 	bool window_predict = false;
-	// With it, predicted admission (ReuseEstimate::bypass()): a BO predicted back later than
-	// its window's victims stays in GTT where the card's GTT reads are cheap enough;
+	// With it, predicted admission (ReuseEstimate::bypass()): a BO that needs fewer pages per
+	// submission than its window's victims stays in GTT where the card's GTT reads are cheap
+	// enough;
 	// admit_gtt_permille is that card's cost of a GPU read from GTT against a move of the same
 	// bytes; 0: this configuration's charge, gtt_reads_per_use (decide sets it per cost band:
 	// the charge x the band's factor). Model only (issue 50).

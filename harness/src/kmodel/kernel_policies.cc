@@ -56,8 +56,9 @@ const std::vector<KernelPolicy> &kernel_policies()
 	        {"window-predict", "the window whose victims' predicted next use is latest, "
 	                           "among the first --scan-max LRU entries", false, false, true,
 	         true, false, false, false, false, false, false, false, false, true},
-	        {"window-predict+admit", "window-predict, and a BO predicted back later than "
-	                                 "its window's victims stays in GTT", false, false, true,
+	        {"window-predict+admit", "window-predict, and a BO that needs fewer pages per "
+	                                 "submission than its window's victims stays in GTT where "
+	                                 "the card's GTT reads are cheap", false, false, true,
 	         true, false, false, false, false, false, false, false, false, true, true},
 	        // The review's question: bo->priority instead of the key (not in the series)
 	        {"prio", "bottom-up, eviction by bo->priority from the scores (4 LRU lists)", false,
