@@ -38,6 +38,19 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 	                    {"stamp", r.stamp},
 	                    {"digest", r.digest},
 	                    {"mem", mem}};
+	// what the eviction rules did (zero for stock): where a rule's figures come from
+	j["rules"] = {{"evict_allocs", r.evict_allocs},
+	              {"evict_allocs_too_big", r.evict_allocs_too_big},
+	              {"impossible_noevict", r.impossible_noevict},
+	              {"windows", r.windows},
+	              {"window_fallbacks", r.window_fallbacks},
+	              {"window_nofit", r.window_nofit},
+	              {"window_saved_pages", r.window_saved_pages},
+	              {"window_cold", r.window_cold},
+	              {"window_idle", r.window_idle},
+	              {"admit_bypasses", r.admit_bypasses},
+	              {"guards", r.guards},
+	              {"guard_refusals", r.guard_refusals}};
 	if (r.timeline.every)
 		j["timeline"] = timeline_json(r.timeline);
 	if (r.frames) { // per_frame has frames + 1 entries: the last is after the last FRAME
