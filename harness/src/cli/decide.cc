@@ -465,9 +465,12 @@ void run_decide(const DecideArgs &a)
 		                                         "nothing: name policies to pair with it "
 		                                         "(lru,window)");
 	std::vector<CostBand> bands;
-	for (double g : a.gtt_factors)
-		for (double p : a.pcie_gbps)
-			bands.push_back({g, p});
+	std::vector<size_t> band_charge; // per band: its index in a.gtt_factors
+	for (size_t gi = 0; gi < a.gtt_factors.size(); gi++)
+		for (double p : a.pcie_gbps) {
+			bands.push_back({a.gtt_factors[gi], p});
+			band_charge.push_back(gi);
+		}
 	// A policy that reads the card's GTT cost (window-predict+admit) runs once per GTT charge of
 	// the bands, as on cards that differ in it: its first charge under its own name, each other
 	// as a hidden policy, and each band takes its charge's run. `shown` policies have rows.
@@ -488,19 +491,13 @@ void run_decide(const DecideArgs &a)
 				source.push_back(source[p]);
 				gtt_permille.push_back(0);
 			}
-			// at least 1: 0 would mean the configuration's own charge
-			gtt_permille[q] = uint32_t(std::max(
-			        1L, std::lround(1000 * a.config.gtt_reads_per_use * a.gtt_factors[gi])));
+			gtt_permille[q] = gtt_read_permille(a.config, a.gtt_factors[gi]);
 			by_charge[p].push_back(q);
 		}
 	}
-	// the run of policy p (shown) that band b reads
+	// the run of policy p (shown) that band b (an element of bands) reads
 	auto in_band = [&](size_t p, const CostBand &b) {
-		if (by_charge[p].empty())
-			return p;
-		const size_t gi = size_t(std::find(a.gtt_factors.begin(), a.gtt_factors.end(),
-		                                   b.gtt_factor) - a.gtt_factors.begin());
-		return by_charge[p].at(gi);
+		return by_charge[p].empty() ? p : by_charge[p][band_charge[size_t(&b - bands.data())]];
 	};
 	const auto &vars = variations();
 	// the live corpus has its own sizes (its programs need far less VRAM than the games)

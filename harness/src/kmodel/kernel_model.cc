@@ -945,9 +945,8 @@ private:
 	std::vector<OracleCandidate> cands_;
 	uint64_t subs_ = 0; // submissions begun (with a future)
 	std::vector<ReuseEstimate> reuse_; // window_predict: each BO's reuse interval
-	const uint32_t gtt_permille_ = c_.admit_gtt_permille
-	                                       ? c_.admit_gtt_permille
-	                                       : uint32_t(std::lround(1000 * c_.gtt_reads_per_use));
+	const uint32_t gtt_permille_ =
+	        c_.admit_gtt_permille ? c_.admit_gtt_permille : gtt_read_permille(c_);
 };
 
 KernelModel::KernelModel(const KernelConfig &c, size_t bos) : p_(std::make_unique<Impl>(c, bos)) {}

@@ -4,6 +4,8 @@
 // the kernel function it comes from: docs/kernel-model.md. The KUnit suite radeon_replay in the
 // series replays the same traces through the real code; the two must agree on every counter.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -345,6 +347,14 @@ inline double transfer_time_us(uint64_t moved_bytes, uint64_t moves, uint64_t gt
 	// gtt_factor * 1.0 is gtt_factor: with the default charge the bits are those of before
 	return double(moved_bytes) / pcie + double(moves) * c.move_latency_us +
 	       gtt_factor * c.gtt_reads_per_use * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
+}
+
+// Predicted admission's g (KernelConfig::admit_gtt_permille): the card's cost of one GPU read
+// from GTT against a move of the same bytes, per mille, at a cost band's factor on c's GTT
+// charge; at least 1, since 0 stands for c's own charge
+inline uint32_t gtt_read_permille(const KernelConfig &c, double gtt_factor = 1)
+{
+	return uint32_t(std::max(1L, std::lround(1000 * c.gtt_reads_per_use * gtt_factor)));
 }
 
 // The bo->priority variant: a submission's score puts the BO in list score >> 30 of TTM's
