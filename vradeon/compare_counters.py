@@ -33,6 +33,12 @@ def replay(vramlab, run, config):
                 (False, True, True, False): "window+key",
                 (False, True, True, True): "window+budget+key"}
     key = (topdown > 0, bool(config["bo_score"]), scan > 0, mbps > 0)
+    predict, admit = config.get("evict_predict", 0), config.get("evict_admit", 0)
+    if predict:  # VRADEON_EVICT_PREDICT: the predicted window, alone in the policy table
+        if key != (False, False, True, False):
+            sys.exit(f"{run}.json: no kernel-model policy has the predicted window with "
+                     f"min-max {key[0]}, key order {key[1]} or the move budget {key[3]}")
+        policies = {key: "window-predict+admit" if admit else "window-predict"}
     if key not in policies:
         sys.exit(f"{run}.json: no kernel-model policy has min-max {key[0]}, key order {key[1]}, "
                  f"window eviction {key[2]} and the move budget {key[3]} together")
@@ -44,6 +50,8 @@ def replay(vramlab, run, config):
         cmd[6:6] = ["--threshold", f"{topdown}K"]
     if scan:
         cmd[6:6] = ["--scan-max", str(scan)]
+    if predict and admit:  # VRADEON_EVICT_ADMIT: the same GTT charge for admission
+        cmd[6:6] = ["--admit-permille", str(admit)]
     if mbps:
         cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
     # a BO larger than VRAM: as the live model did (a shim before "too_big" always refused)

@@ -13,6 +13,10 @@
  *   VRADEON_BO_SCORE=0               radeon.bo_score (1: evict by key)
  *   VRADEON_BO_SCORE_WINDOW=256      radeon.bo_score_window
  *   VRADEON_EVICT_WINDOW=0           radeon.evict_window (window eviction: LRU entries a scan visits, 0..1024; 0 = off)
+ *   VRADEON_EVICT_PREDICT=0          radeon.evict_predict (7.2 series: the window scan in the
+ *                                    order of each BO's predicted next use; needs the window)
+ *   VRADEON_EVICT_ADMIT=0            radeon.evict_admit (predicted admission: a GTT read's
+ *                                    cost against a move, per mille; 0 = off)
  *   VRADEON_MOVE_BUDGET_MBPS=0       radeon.move_budget_mbps (time-based move budget; 0 = off)
  *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
  *   VRADEON_LAB_CS_END=0             radeon.lab_cs_end (the submission path: 0 Linux 6.12's,
@@ -648,6 +652,8 @@ drm_shim_driver_init(void)
       .cost_file = getenv("VRADEON_COST"),
       .lab_cs_end = debug_get_num_option("VRADEON_LAB_CS_END", 0),
       .too_big = vradeon_too_big(),
+      .evict_predict = debug_get_num_option("VRADEON_EVICT_PREDICT", 0),
+      .evict_admit = debug_get_num_option("VRADEON_EVICT_ADMIT", 0),
    };
    char err[512], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");

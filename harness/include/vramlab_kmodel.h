@@ -41,6 +41,12 @@ struct vramlab_kmodel_config {
     * 1; every evictable BO evicted first otherwise, as stock TTM does), 1 = refused at once
     * (-E2BIG, the series' patch 1), 2 = every evictable BO evicted first */
    uint32_t too_big;
+   /* radeon.evict_predict (Linux 7.2 series): with evict_window, the window scan in the order
+    * of each BO's predicted next use; 0 = off, 1 = on */
+   uint32_t evict_predict;
+   /* radeon.evict_admit: with evict_predict, predicted admission with this cost of a GPU read
+    * from GTT against a move of the same bytes, per mille, 1..100000; 0 = off */
+   uint32_t evict_admit;
 };
 
 struct vramlab_kmodel_reloc {

@@ -611,16 +611,36 @@ expect_fail "export of a trace and its copy" "are both rr_glsmoke_barts_6mib in 
 [ ! -e "$work/copy.h" ] && ok || bad "export of a trace and its copy wrote $work/copy.h"
 # trace export --kernel 7.2: the 7.2 lab's header (radeon_replay_test.c's struct): per trace
 # three sizes, each for stock 7.2, the fixes and the whole series (window off), the series with
-# window eviction at two bounds at the two smaller sizes, and neither the 6.12 suite's fields
-# (topdown, cs_end) nor its pinned tables; an unknown kernel is refused.
+# window eviction at two bounds at the two smaller sizes, and there the predicted window
+# (radeon.evict_predict) alone and with admission (radeon.evict_admit=1000) at bound 1024 and
+# with admission at 4; neither the 6.12 suite's fields (topdown, cs_end) nor its pinned tables;
+# an unknown kernel is refused.
 "$bin" trace export --kunit --kernel 7.2 -o "$work/k72.h" "$live" 2>/dev/null &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_STOCK, 0, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_FIXES, 0, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 0, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_[A-Z]*, [0-9]*, {" "$work/k72.h")" = 13 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_STOCK, 0, false, 0, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_FIXES, 0, false, 0, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 0, false, 0, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, false, 0, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, false, 0, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 0, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 1000, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, true, 1000, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_[A-Z]*, [0-9]*, [a-z]*, [0-9]*, {" "$work/k72.h")" = 19 ] &&
 	! grep -q 'RADEON_CS_END\|rr_pinned' "$work/k72.h" && ok || bad "trace export --kernel 7.2: $(head -c 300 "$work/k72.h")"
+# --admit-permille (radeon.evict_admit, the virtual radeon's VRADEON_EVICT_ADMIT): admission's
+# GTT charge in a plain run; a higher charge leaves fewer BOs in GTT; refused where no policy
+# admits, and in decide and --ensemble, whose bands set it.
+admits=$(for g in 100 4000; do "$bin" sim --model kernel --policies window-predict+admit \
+	--vram 24 --admit-permille $g --json - "$traces"/nexuiz1.bin 2>/dev/null |
+	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["rules"]["admit_bypasses"])'; done)
+set -- $admits
+[ "${1:-0}" -gt "${2:-0}" ] && ok || bad "--admit-permille 100 and 4000: bypasses $admits"
+expect_fail "--admit-permille without admission" "changes nothing: no policy of this run uses predicted admission" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --admit-permille 500 "$traces"/nexuiz1.bin
+expect_fail "--admit-permille in decide" "is each cost band's GTT charge in decide" \
+	"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 32 --ensemble 1 --policies window-predict+admit \
+	--admit-permille 500 --quiet
+expect_fail "--admit-permille out of range" "--admit-permille" \
+	"$bin" sim --model kernel --policies window-predict+admit --vram 24 --admit-permille 100001 "$traces"/nexuiz1.bin
 expect_fail "export for an unknown kernel" "--kernel: 6.14 not in {6.12,7.2}" \
 	"$bin" trace export --kunit --kernel 6.14 -o "$work/k.h" "$live"
 

@@ -78,6 +78,8 @@ for kind in "${kinds[@]}"; do
 	hdr=$tree/include/drm/ttm/ttm_bo.h
 	grep 'void ttm_bo_fini(' "$hdr" >/dev/null && flags+=" -DTTM_EVICT_COST_BO_FINI"
 	grep 'ttm_bo_lru_cursor_init(' "$hdr" >/dev/null && flags+=" -DTTM_EVICT_COST_LRU_CURSOR"
+	grep 'ttm_range_man_set_evict_order(' "$tree/include/drm/ttm/ttm_range_manager.h" \
+		>/dev/null && flags+=" -DTTM_EVICT_COST_ORDER"
 	echo "CFLAGS_ttm_evict_cost_test.o :=$flags" >>"$mk"
 	for arch in um x86_64; do
 		log=$out/$kind-$arch.log

@@ -11,7 +11,9 @@
  * It asserts only that the runs did what they were set up to do; the times
  * are printed for kernel/lab/evict-cost.py.  The script defines
  * TTM_EVICT_COST_BO_FINI where TTM has ttm_bo_fini() (7.2) and
- * TTM_EVICT_COST_LRU_CURSOR where it exports the drivers' LRU cursor (7.2).
+ * TTM_EVICT_COST_LRU_CURSOR where it exports the drivers' LRU cursor (7.2),
+ * and TTM_EVICT_COST_ORDER where the range manager takes a driver's order
+ * (ttm_range_man_set_evict_order(), 7.2's radeon.evict_predict).
  *
  * Each round lays out fillers of random sizes bottom-up in a VRAM range
  * manager until it is full, orders its LRU list randomly (every filler is
@@ -22,6 +24,11 @@
  * can ever hold the BO: the walk evicts everything in vain and the scan
  * visits every LRU entry, its worst case.
  *
+ * The "ordered" cases scan in a driver's order: a key per candidate that
+ * costs what radeon's does (a 64-bit division, of a hash of the BO here: a
+ * random order), every entry up to the bound visited before the drm_mm
+ * scan, and the candidates sorted.
+ *
  * The second family (ttm_evict_cost_a1, 7.2 only) lays out the same rounds
  * and times design A1's first half: a driver walking VRAM's LRU through
  * TTM's exported ttm_bo_lru_cursor, trylock only and without a ticket,
@@ -29,6 +36,7 @@
  * which is what a driver needs to compute a window itself.
  */
 #include <linux/dma-resv.h>
+#include <linux/math64.h>
 #include <linux/prandom.h>
 #include <linux/sort.h>
 
@@ -50,6 +58,8 @@ struct ttm_evict_cost_case {
 	/* Window scan bound; 0 = the walk */
 	unsigned int window;
 	int err;
+	/* The scan in a driver's order (ttm_range_man_set_evict_order()) */
+	bool ordered;
 };
 
 static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
@@ -65,13 +75,33 @@ static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
 	{ "nofit-64",	 8192, 8,  64,  true,  65536, -ENOMEM },
 	{ "nofit-64",	 32768, 8, 64,  true,  0,     -ENOMEM },
 	{ "nofit-64",	 32768, 8, 64,  true,  65536, -ENOMEM },
+	{ "fit-256",	 8192, 15, 256, false, 1024,  0,       true },
+	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM, true },
+	{ "nofit-64",	 8192, 8,  64,  true,  65536, -ENOMEM, true },
+	{ "nofit-64",	 32768, 8, 64,  true,  65536, -ENOMEM, true },
 };
+
+#ifdef TTM_EVICT_COST_ORDER
+/*
+ * radeon_evict_key()'s arithmetic (a 64-bit division by a per-BO constant,
+ * radeon's the square root it keeps from the BO's creation) on a hash of
+ * the BO: a random order
+ */
+static u64 cost_key(struct ttm_buffer_object *bo)
+{
+	u64 h = (uintptr_t)bo * 0x9e3779b97f4a7c15ULL;
+
+	return div64_u64((h >> 20) * 4096, PFN_UP(bo->base.size) | 1);
+}
+
+static const struct ttm_range_evict_order cost_order = { .key = cost_key };
+#endif
 
 static void ttm_evict_cost_desc(const struct ttm_evict_cost_case *t,
 				char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u window=%u",
-		 t->name, t->vram, t->window);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u window=%u%s",
+		 t->name, t->vram, t->window, t->ordered ? " ordered" : "");
 }
 
 KUNIT_ARRAY_PARAM(ttm_evict_cost, ttm_evict_cost_cases, ttm_evict_cost_desc);
@@ -136,6 +166,15 @@ static void cost_layout_init(struct kunit *test,
 	err = ttm_mock_manager_init(priv->ttm_dev, TTM_PL_TT,
 				    (u64)2 * c->vram * PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, err, 0);
+#ifdef TTM_EVICT_COST_ORDER
+	if (c->ordered)
+		KUNIT_ASSERT_EQ(test,
+				ttm_range_man_set_evict_order(priv->ttm_dev,
+							      TTM_PL_VRAM,
+							      c->window,
+							      &cost_order), 0);
+	else
+#endif
 #ifndef TTM_EVICT_COST_NO_WINDOW
 	KUNIT_ASSERT_EQ(test, ttm_range_man_set_evict_window(priv->ttm_dev,
 							     TTM_PL_VRAM,
@@ -252,6 +291,10 @@ static void ttm_evict_cost(struct kunit *test)
 	if (c->window)
 		kunit_skip(test, "no window eviction in this kernel");
 #endif
+#ifndef TTM_EVICT_COST_ORDER
+	if (c->ordered)
+		kunit_skip(test, "no driver order for the scan in this kernel");
+#endif
 	/* The same layouts for every mode: one seed per case */
 	prandom_seed_state(&rnd, 0x7672616dULL + c->vram + c->pages);
 	for (r = 0; r < COST_ROUNDS; r++) {
@@ -269,8 +312,8 @@ static void ttm_evict_cost(struct kunit *test)
 	sort(evicted, COST_ROUNDS, sizeof(evicted[0]), cmp_u64, NULL);
 	sort(entries, COST_ROUNDS, sizeof(entries[0]), cmp_u64, NULL);
 	kunit_info(test,
-		   "evict-cost case=%s vram=%u window=%u fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
-		   c->name, c->vram, c->window, fillers,
+		   "evict-cost case=%s vram=%u window=%u%s fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
+		   c->name, c->vram, c->window, c->ordered ? " ordered" : "", fillers,
 		   evicted[COST_ROUNDS / 2], ns[0], ns[COST_ROUNDS / 2],
 		   ns[COST_ROUNDS - 1], entries[COST_ROUNDS / 2],
 		   ps[COST_ROUNDS / 2]);

@@ -170,6 +170,10 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	c->add_option("--budget-cap-ms", k.budget_cap_ms, "move budget: at most this much time")
 	    ->check(CLI::Range(1u, 10000u))
 	    ->capture_default_str();
+	c->add_option("--admit-permille", k.admit_gtt_permille,
+	              "predicted admission: a GPU read from GTT against a move of the same bytes, "
+	              "per mille (radeon.evict_admit; default: the cost's GTT charge)")
+	    ->check(CLI::Range(1u, 100000u));
 }
 
 // --threshold: a size, its errors naming the option (parse_size() says "size")
@@ -189,9 +193,11 @@ constexpr const char *kDefaultKernelPolicies = "lru,minmax,key,minmax+key";
 // as if it had been applied (sim --model kernel, decide: each passes its parsed policies).
 void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &choices)
 {
-	bool scan = false, budget = false, key = false, minmax = false, idle = false, guard = false;
+	bool scan = false, budget = false, key = false, minmax = false, idle = false, guard = false,
+	     admit = false;
 	for (const KernelChoice &k : choices) {
 		scan |= k.policy->scan;
+		admit |= k.policy->reads_gtt_cost();
 		idle |= k.policy->idle;
 		guard |= k.policy->guard;
 		budget |= k.policy->budget;
@@ -209,6 +215,7 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--guard-cap-pct", guard, "the thrash guard"},
 	                               std::tuple{"--budget-mbps", budget, "the move budget"},
 	                               std::tuple{"--budget-cap-ms", budget, "the move budget"},
+	                               std::tuple{"--admit-permille", admit, "predicted admission"},
 	                               std::tuple{"--window", key, "key or priority order"},
 	                               std::tuple{"--threshold", minmax, "min-max placement"}})
 		if (c->count(opt) && !used)
@@ -225,6 +232,7 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.guard_params = from.guard_params;
 	to.budget_mbps = from.budget_mbps;
 	to.budget_cap_ms = from.budget_cap_ms;
+	to.admit_gtt_permille = from.admit_gtt_permille;
 }
 
 
@@ -386,6 +394,9 @@ void run_kernel(const SimArgs &a)
 		if (k.replay.impossible != OnImpossible::Keep)
 			throw CLI::ValidationError("--ensemble", "reports the whole corpus and its clean "
 			                                         "part itself: leave out --on-impossible");
+		if (k.config.admit_gtt_permille)
+			throw CLI::ValidationError("--admit-permille", "is each cost band's GTT charge "
+			                                               "with --ensemble (--gtt-cost)");
 		DecideArgs d;
 		d.corpus = k.inputs;
 		d.policies = k.policies;
@@ -653,6 +664,9 @@ void add_decide_command(CLI::App &app)
 			}
 		}
 		refuse_unused_options(c, parsed); // baselines are stock lru: they use none of them
+		if (c->count("--admit-permille"))
+			throw CLI::ValidationError("--admit-permille", "is each cost band's GTT charge in "
+			                                               "decide (--gtt-cost)");
 		d.vram_mib = kernel_vram_list(vram, "--vram");
 		d.live_vram_mib = kernel_vram_list(live_vram, "--live-vram");
 		const uint64_t thr = threshold_bytes(threshold);
