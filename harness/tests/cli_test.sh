@@ -639,6 +639,10 @@ expect_fail "--admit-permille without admission" "changes nothing: no policy of 
 expect_fail "--admit-permille in decide" "is each cost band's GTT charge in decide" \
 	"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 32 --ensemble 1 --policies window-predict+admit \
 	--admit-permille 500 --quiet
+expect_fail "--predict-size-exp without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --predict-size-exp 0 "$traces"/nexuiz1.bin
+expect_fail "--admit-reads 3" "--admit-reads" \
+	"$bin" sim --model kernel --policies window-predict+admit --vram 24 --admit-reads 3 "$traces"/nexuiz1.bin
 expect_fail "--admit-permille out of range" "--admit-permille" \
 	"$bin" sim --model kernel --policies window-predict+admit --vram 24 --admit-permille 100001 "$traces"/nexuiz1.bin
 expect_fail "export for an unknown kernel" "--kernel: 6.14 not in {6.12,7.2}" \

@@ -86,6 +86,9 @@ TEST(ReuseEstimate, PredictsOnePeriodAfterTheLastUseUntilOverdue)
 	EXPECT_EQ(r.victim_key(26, 1), 26u + 3 * 16);
 	EXPECT_EQ(r.victim_key(26, 4), 26u + 3 * 8);
 	EXPECT_EQ(r.victim_key(26, 9), 26u + 3 * 16 / 3);
+	// the other exponents folds.py weighs: none (size ignored) and the size itself
+	EXPECT_EQ(r.victim_key(26, 9, 0), 26u + 3 * 16);
+	EXPECT_EQ(r.victim_key(26, 4, 2), 26u + 3 * 16 / 4);
 	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) + 1), 1ull << 26);
 	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) - 1), (1ull << 26) - 1);
 }
@@ -148,6 +151,9 @@ TEST(ReuseEstimate, BypassWhenNeededAtALowerRateThanTheVictimsAndGttIsCheapEnoug
 	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 1), 32, 1000));  // 128 = 64 + 64: admitted
 	EXPECT_FALSE(r.bypass(30, 64, R::rate(224, 5), 224, 4000)); // x4: 512 = 64 + 448
 	EXPECT_TRUE(r.bypass(30, 64, R::rate(225, 5), 225, 4000));
+	// one read instead of two (folds.py's alternative): at x4 100 victim pages are enough
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(100, 5), 100, 4000));   // 512 > 64 + 200
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(100, 5), 100, 4000, 1)); // 256 < 64 + 200
 	EXPECT_TRUE(r.bypass(30, 64, R::rate(8, 1), 8, 100));   // x0.1: 12.8 < 80
 	EXPECT_FALSE(r.bypass(30, 64, R::rate(8, 1), 8, 1000)); // x1: 128 > 80
 	// before its period counts (this use the second) a BO is predicted back at once

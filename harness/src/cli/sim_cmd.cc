@@ -170,6 +170,15 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	c->add_option("--budget-cap-ms", k.budget_cap_ms, "move budget: at most this much time")
 	    ->check(CLI::Range(1u, 10000u))
 	    ->capture_default_str();
+	// The constants chosen on the corpus, for the folds by game (harness/python/folds.py)
+	c->add_option("--predict-size-exp", k.predict_size_exp2,
+	              "window-predict: the size's exponent in the victims' order, in halves (0, 1 "
+	              "= the square root, the kernel's, 2)")
+	    ->check(CLI::Range(0u, 2u));
+	c->add_option("--admit-reads", k.admit_reads,
+	              "window-predict+admit: GPU reads from GTT its cost test counts (1, 2 = the "
+	              "kernel's)")
+	    ->check(CLI::Range(1u, 2u));
 	c->add_option("--admit-permille", k.admit_gtt_permille,
 	              "predicted admission: a GPU read from GTT against a move of the same bytes, "
 	              "per mille (radeon.evict_admit; default: the cost's GTT charge)")
@@ -194,9 +203,10 @@ constexpr const char *kDefaultKernelPolicies = "lru,minmax,key,minmax+key";
 void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &choices)
 {
 	bool scan = false, budget = false, key = false, minmax = false, idle = false, guard = false,
-	     admit = false;
+	     admit = false, predict = false;
 	for (const KernelChoice &k : choices) {
 		scan |= k.policy->scan;
+		predict |= k.policy->predict;
 		admit |= k.policy->reads_gtt_cost();
 		idle |= k.policy->idle;
 		guard |= k.policy->guard;
@@ -216,6 +226,8 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--budget-mbps", budget, "the move budget"},
 	                               std::tuple{"--budget-cap-ms", budget, "the move budget"},
 	                               std::tuple{"--admit-permille", admit, "predicted admission"},
+	                               std::tuple{"--admit-reads", admit, "predicted admission"},
+	                               std::tuple{"--predict-size-exp", predict, "the predicted window"},
 	                               std::tuple{"--window", key, "key or priority order"},
 	                               std::tuple{"--threshold", minmax, "min-max placement"}})
 		if (c->count(opt) && !used)
@@ -233,6 +245,8 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.budget_mbps = from.budget_mbps;
 	to.budget_cap_ms = from.budget_cap_ms;
 	to.admit_gtt_permille = from.admit_gtt_permille;
+	to.predict_size_exp2 = from.predict_size_exp2;
+	to.admit_reads = from.admit_reads;
 }
 
 

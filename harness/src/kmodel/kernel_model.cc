@@ -138,6 +138,9 @@ public:
 			                            "(simulate_kernel() gives it; a live model has none)");
 		if (c.admit_predict && !c.window_predict)
 			throw std::invalid_argument("predicted admission needs the predicted window");
+		if (c.predict_size_exp2 > 2 || c.admit_reads < 1 || c.admit_reads > 2)
+			throw std::invalid_argument("the predicted window's size exponent is 0, 1/2 or 1 "
+			                            "and admission counts 1 or 2 reads");
 		if (c.admit_oracle && !c.window_oracle)
 			throw std::invalid_argument("clairvoyant admission needs the clairvoyant window");
 		if (c.guard && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
@@ -539,7 +542,7 @@ private:
 	Scan predict_evict(uint32_t id)
 	{
 		const bool bounded = gather_candidates(c_.scan_max, [&](uint32_t v) {
-			return reuse_[v].victim_key(r_.cs, bo_[v].pages);
+			return reuse_[v].victim_key(r_.cs, bo_[v].pages, c_.predict_size_exp2);
 		});
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
@@ -577,7 +580,7 @@ private:
 				victim_pages += bo_[v].pages;
 			}
 		return reuse_[id].bypass(r_.cs, bo_[id].pages, victims_rate, victim_pages,
-		                         gtt_permille_);
+		                         gtt_permille_, c_.admit_reads);
 	}
 
 	// The observer's view of one decision: belady_ holds every evictable BO; a placed one

@@ -143,6 +143,11 @@ struct KernelConfig {
 	// the charge x the band's factor). Model only (issue 50).
 	bool admit_predict = false;
 	uint32_t admit_gtt_permille = 0;
+	// The constants chosen on the corpus, for the folds by game (harness/python/folds.py):
+	// the size's exponent in the predicted window's order, in halves (0, 1 = the square root
+	// as in the kernel, 2), and the GPU reads from GTT admission's cost test counts (1, 2 as in
+	// the kernel). Model only.
+	uint32_t predict_size_exp2 = 1, admit_reads = 2;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.
 	OracleObserver *observer = nullptr;

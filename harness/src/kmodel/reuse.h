@@ -50,10 +50,16 @@ struct ReuseEstimate {
 		uses += uses < UINT32_MAX;
 	}
 	// The candidates' order (largest first): now + the predicted distance x 16 / sqrt(pages);
-	// integer arithmetic, as the kernel's int_sqrt64() would do it
-	uint64_t victim_key(uint64_t now, uint64_t pages) const
+	// integer arithmetic, as the kernel's int_sqrt64() would do it. size_exp2 is the size's
+	// exponent in halves (1, the default: the square root; 0: size ignored; 2: the size
+	// itself), the alternatives the choice was made among (`harness/python/folds.py`)
+	uint64_t victim_key(uint64_t now, uint64_t pages, uint32_t size_exp2 = 1) const
 	{
 		const uint64_t distance = predicted_next(now) - now;
+		if (size_exp2 == 0)
+			return now + distance * 16;
+		if (size_exp2 == 2)
+			return now + distance * 16 / std::max<uint64_t>(pages, 1);
 		return now + distance * 4096 / std::max<uint64_t>(isqrt(pages << 16), 1);
 	}
 	static uint64_t isqrt(uint64_t x)
@@ -77,13 +83,14 @@ struct ReuseEstimate {
 	//   of one read from GTT against one move of the same bytes. Two reads, not one: a BO
 	//   left in GTT is read from there at least until the next use asks again (the weight was
 	//   chosen on the corpus among 1 and 2).
+	// `reads` is that weight (2, the default; 1 the alternative).
 	bool bypass(uint64_t now, uint64_t pages, uint64_t victims_rate, uint64_t victim_pages,
-	            uint32_t gtt_permille) const
+	            uint32_t gtt_permille, uint32_t reads = 2) const
 	{
 		ReuseEstimate e = *this;
 		e.used(now);
 		return rate(pages, e.predicted_next(now) - now) < victims_rate &&
-		       2 * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
+		       reads * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
 	}
 	// Pages per submission, in 1/65536ths, of a BO predicted back in `distance` submissions
 	static uint64_t rate(uint64_t pages, uint64_t distance)

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""folds.py: the predicted window's constants chosen with each game left out (issue 50).
+
+window-predict's size exponent (0, 1/2 or 1) and predicted admission's read weight (1 or 2)
+were chosen on the whole corpus. Here each is chosen again once per game, on the other games
+only, and the game left out is scored with the choice it never saw: leave-one-game-out folds.
+A game is a trace's name without its take number (nexuiz1 and nexuiz2 are one game).
+
+    folds.py --vramlab harness/build/vramlab --out DIR [--ensemble 4] [--vram 32,64,128,256]
+             [--gtt-cost 0.1,1,4] TRACE...
+
+For every setting, one `vramlab sim --model kernel --ensemble N` of lru and
+window-predict+admit (DIR/setting-E-R.json, reused when it exists and matches the run); then
+the folds. A setting's training score is the mean, over sizes and GTT bands, of the median
+over the training traces of each trace's median change against lru (lower is better). Writes
+DIR/folds.json and prints each game's choice, then per size and GTT band the median over the
+traces of their change with the setting their own fold chose, beside the shipped setting's
+(exponent 1/2, two reads): the constants' honest figures.
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import vramlab_safe_write as safe  # noqa: E402
+
+POLICY = "window-predict+admit"
+# (size exponent in halves, reads): the alternatives measured when the constants were chosen
+SETTINGS = [(e, r) for e in (0, 1, 2) for r in (1, 2)]
+SHIPPED = (1, 2)
+
+
+def game_of(trace):
+    """nexuiz1.bin -> nexuiz, fr-063_1.bin -> fr-063: the name without its take number."""
+    stem = os.path.basename(trace)
+    stem = stem[:stem.index(".")] if "." in stem else stem
+    game = re.sub(r"_?\d+$", "", stem)
+    return game or stem
+
+
+def name(setting):
+    return f"setting-{setting[0]}-{setting[1]}"
+
+
+def load_run(path):
+    """One sim --ensemble JSON: {(trace, vram, gtt_factor): median change %} for POLICY."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            j = json.load(f)
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"{path}: cannot read: {e}")
+    out = {}
+    try:
+        # the clean corpus (no impossible creates) when the run has one, as the docs report
+        groups = {s["group"] for s in j["summary"]}
+        group = "clean" if "clean" in groups else "corpus"
+        for s in j["summary"]:
+            if s["policy"] != POLICY or s["baseline"] != "lru" or s["group"] != group:
+                continue
+            for t in s["per_trace"]:
+                key = (t["trace"], int(s["vram_mib"]), float(s["band"]["gtt_factor"]))
+                out[key] = float(t["median"])
+    except (KeyError, TypeError, ValueError) as e:
+        raise SystemExit(f"{path}: not a sim --ensemble result with {POLICY} against lru: {e!r}")
+    if not out:
+        raise SystemExit(f"{path}: no {POLICY} rows")
+    return out
+
+
+def run_setting(a, setting, traces):
+    path = os.path.join(a.out, name(setting) + ".json")
+    meta_path = path + ".args"
+    args = [a.vramlab, "sim", "--model", "kernel", "--policies", f"lru,{POLICY}",
+            "--vram", a.vram, "--ensemble", str(a.ensemble), "--gtt-cost", a.gtt_cost,
+            "--on-destroyed", "repair", "--predict-size-exp", str(setting[0]),
+            "--admit-reads", str(setting[1]), "--quiet", "--json", path] + traces
+    if os.path.exists(path) and os.path.exists(meta_path):
+        with open(meta_path, encoding="utf-8") as f:
+            if f.read() == json.dumps(args[1:]):
+                return load_run(path)
+    print(f"folds: {name(setting)}: {' '.join(args[1:6])} ... ({len(traces)} traces)",
+          file=sys.stderr, flush=True)
+    r = subprocess.run(args, stdout=subprocess.DEVNULL, check=False)
+    if r.returncode:
+        raise SystemExit(f"folds: {name(setting)}: vramlab exited {r.returncode}")
+    safe.write_text(meta_path, json.dumps(args[1:]))
+    return load_run(path)
+
+
+def score(rows, traces):
+    """Mean over cells (size, band) of the median over `traces` of their changes."""
+    cells = sorted({(v, g) for (_, v, g) in rows})
+    meds = []
+    for v, g in cells:
+        vals = [rows[(t, v, g)] for t in traces if (t, v, g) in rows]
+        if vals:
+            meds.append(statistics.median(vals))
+    return statistics.fmean(meds) if meds else float("inf")
+
+
+def folds(runs):
+    """runs: {setting: rows}. One fold per game: the setting the other games choose."""
+    traces = sorted({t for rows in runs.values() for (t, _, _) in rows})
+    games = sorted({game_of(t) for t in traces})
+    if len(games) < 2:
+        raise SystemExit("folds: at least two games are needed")
+    out = []
+    for g in games:
+        held = [t for t in traces if game_of(t) == g]
+        train = [t for t in traces if game_of(t) != g]
+        scores = {s: score(rows, train) for s, rows in runs.items()}
+        best = min(sorted(scores), key=lambda s: scores[s])
+        out.append({"game": g, "traces": held, "chosen": list(best),
+                    "train_score": {name(s): round(v, 4) for s, v in sorted(scores.items())},
+                    "held_out": {name(s): {f"{v}M x{f:g}": rows[(t, v, f)]
+                                           for (t, v, f) in sorted(rows) if t in held}
+                                 for s, rows in runs.items() if s in (best, SHIPPED)}})
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--vramlab", required=True)
+    ap.add_argument("--out", required=True, help="directory for the runs and folds.json")
+    ap.add_argument("--ensemble", type=int, default=4)
+    ap.add_argument("--vram", default="32,64,128,256")
+    ap.add_argument("--gtt-cost", default="0.1,1,4")
+    ap.add_argument("traces", nargs="+")
+    a = ap.parse_args()
+    if not 1 <= a.ensemble <= 16:
+        ap.error("--ensemble: 1..16")
+    safe.check_makedirs(a.out)
+    os.makedirs(a.out, exist_ok=True)
+    runs = {s: run_setting(a, s, a.traces) for s in SETTINGS}
+    result = folds(runs)
+    shipped_chosen = sum(1 for f in result if tuple(f["chosen"]) == SHIPPED)
+    # Each trace scored by the setting its fold chose, against the shipped setting: the
+    # median over the traces per size and band, as the decision table's cells
+    chosen_of = {t: tuple(f["chosen"]) for f in result for t in f["traces"]}
+    cells = sorted({(v, g) for rows in runs.values() for (_, v, g) in rows})
+    table = []
+    for v, g in cells:
+        folded = [runs[chosen_of[t]][(t, v, g)] for t in chosen_of if (t, v, g) in runs[SHIPPED]]
+        shipped = [runs[SHIPPED][(t, v, g)] for t in chosen_of if (t, v, g) in runs[SHIPPED]]
+        table.append({"vram_mib": v, "gtt_factor": g,
+                      "folds_median_pct": round(statistics.median(folded), 4),
+                      "shipped_median_pct": round(statistics.median(shipped), 4),
+                      "folds_worst_pct": round(max(folded), 4),
+                      "shipped_worst_pct": round(max(shipped), 4)})
+    print(f"{'game':16} {'chosen on the others':22}")
+    for f in result:
+        print(f"{f['game']:16} {name(tuple(f['chosen'])):22}")
+    print(f"\n{'VRAM':>6} {'GTT':>5} {'folds: median':>14} {'shipped':>9} "
+          f"{'folds: worst trace':>19} {'shipped':>9}")
+    for r in table:
+        print(f"{r['vram_mib']:>5}M {r['gtt_factor']:>4g}x {r['folds_median_pct']:>+13.1f}% "
+              f"{r['shipped_median_pct']:>+8.1f}% {r['folds_worst_pct']:>+18.1f}% "
+              f"{r['shipped_worst_pct']:>+8.1f}%")
+    print(f"folds: {shipped_chosen} of {len(result)} folds choose the shipped setting "
+          f"(size exponent 1/2, two reads)")
+    safe.write_text(os.path.join(a.out, "folds.json"),
+                    json.dumps({"settings": [name(s) for s in SETTINGS],
+                                "shipped": name(SHIPPED), "ensemble": a.ensemble,
+                                "cells": table, "folds": result}, indent=1) + "\n")
+
+if __name__ == "__main__":
+    main()
