@@ -402,14 +402,15 @@ bisect-7.2:
 # ---- evict-cost-7.2: lab, in no other target and not in `make test` ----
 # lab/evict-cost.sh on 7.2: lab/ttm_evict_cost_test.c in two worktrees of the 7.2 tree,
 # $(VRAMLAB_CACHE)/linux-7.2-cost-{base,series}: the base (built with
-# -DTTM_EVICT_COST_NO_WINDOW: the series up to the drm_mm scan test) and the series' window
-# eviction (design B1c; EVICT_COST72_SERIES=REV for another, e.g. the design-B2 branch
-# docs/window-eviction.md measured).  The series is run only if its rev exists and has
+# -DTTM_EVICT_COST_NO_WINDOW: the series up to the drm_mm scan test, patch 2 of 6) and the
+# series' window eviction with the driver's order (patches 3-6: design B1c, and the ordered
+# scan radeon.evict_predict uses, the test's "ordered" cases; EVICT_COST72_SERIES=REV for
+# another, e.g. the design-B2 branch docs/window-eviction.md measured).  The series is run only if its rev exists and has
 # ttm_range_man_set_evict_window(); else the base alone, which says so.  Each under UML and
 # as x86_64 under qemu (TCG; KVM with VRAMLAB_KVM=1); build directories, logs and the JSON
 # in $(BUILD72)/evict-cost/.  Prints every case and the lock-hold table: TTM's walk, the
 # series' scan and the A1 LRU cursor walk per walk and per LRU entry.
-EVICT_COST72_BASE   ?= vramlab-72-2-drm-misc~2
+EVICT_COST72_BASE   ?= vramlab-72-2-drm-misc~4
 EVICT_COST72_SERIES ?= vramlab-72-2-drm-misc
 .PHONY: evict-cost-7.2
 evict-cost-7.2: deps
