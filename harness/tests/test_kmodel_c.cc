@@ -41,6 +41,26 @@ void feed(vramlab_kmodel *m, const KernelTrace &t)
 	}
 }
 
+// Every op of t through the C interface under cc: its counters equal the replay's, want
+void expect_live_equals(const vramlab_kmodel_config &cc, const KernelTrace &t,
+                        const KernelResult &want)
+{
+	char err[128];
+	vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
+	ASSERT_NE(m, nullptr) << err;
+	feed(m, t);
+	vramlab_kmodel_counters got;
+	vramlab_kmodel_get_counters(m, &got);
+	vramlab_kmodel_free(m);
+	EXPECT_EQ(got.evictions, want.evictions());
+	EXPECT_EQ(got.bytes_to_vram, want.bytes_to_vram());
+	EXPECT_EQ(got.bytes_from_vram, want.bytes_from_vram());
+	EXPECT_EQ(got.cs, want.cs);
+	EXPECT_EQ(got.cs_rejected, want.cs_rejected);
+	EXPECT_EQ(got.gtt_accesses, want.gtt_accesses);
+	EXPECT_DOUBLE_EQ(got.transfer_ms, want.transfer_us / 1000.0);
+}
+
 } // namespace
 
 TEST(KmodelC, LiveEqualsReplayOnRealTraces)
@@ -61,22 +81,9 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 					c.flush_for_impossible = true; // too_big 0 without window or budget: stock's rule
 					const KernelResult want = simulate_kernel(t, c);
 					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0, nullptr, end, 0, 0, 0};
-					char err[128];
-					vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
-					ASSERT_NE(m, nullptr) << err;
-					feed(m, t);
-					vramlab_kmodel_counters got;
-					vramlab_kmodel_get_counters(m, &got);
 					SCOPED_TRACE(std::string(name) + " " + std::to_string(mib) + " MiB");
-					EXPECT_EQ(got.evictions, want.evictions());
-					EXPECT_EQ(got.bytes_to_vram, want.bytes_to_vram());
-					EXPECT_EQ(got.bytes_from_vram, want.bytes_from_vram());
-					EXPECT_EQ(got.cs, want.cs);
-					EXPECT_EQ(got.cs_rejected, want.cs_rejected);
-					EXPECT_EQ(got.gtt_accesses, want.gtt_accesses);
-					EXPECT_DOUBLE_EQ(got.transfer_ms, want.transfer_us / 1000.0);
-					EXPECT_GT(got.evictions, 0u); // under pressure, or the test shows nothing
-					vramlab_kmodel_free(m);
+					expect_live_equals(cc, t, want);
+					EXPECT_GT(want.evictions(), 0u); // under pressure, or the test shows nothing
 				}
 	}
 }
@@ -99,18 +106,8 @@ TEST(KmodelC, ThePredictedWindowAndAdmissionAreTheReplays)
 		const KernelResult want = simulate_kernel(t, c);
 		bypassed += want.admit_bypasses;
 		const vramlab_kmodel_config cc = {c.vram, 0, 0, 256, 1024, 0, 0, nullptr, 2, 0, 1, admit};
-		char err[128];
-		vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
-		ASSERT_NE(m, nullptr) << err;
-		feed(m, t);
-		vramlab_kmodel_counters got;
-		vramlab_kmodel_get_counters(m, &got);
 		SCOPED_TRACE("evict_admit " + std::to_string(admit));
-		EXPECT_EQ(got.evictions, want.evictions());
-		EXPECT_EQ(got.bytes_to_vram, want.bytes_to_vram());
-		EXPECT_EQ(got.gtt_accesses, want.gtt_accesses);
-		EXPECT_DOUBLE_EQ(got.transfer_ms, want.transfer_us / 1000.0);
-		vramlab_kmodel_free(m);
+		expect_live_equals(cc, t, want);
 	}
 	EXPECT_GT(bypassed, 0u); // admission acted, or the test shows nothing
 }
