@@ -554,7 +554,7 @@ private:
 			r_.window_nofit++;
 			return Scan::NoFit;
 		}
-		if (c_.admit_predict && bypass_predicted(id, at, size)) {
+		if (c_.admit_predict && may_decline_ && bypass_predicted(id, at, size)) {
 			r_.admit_bypasses++;
 			return Scan::NoFit;
 		}
@@ -667,9 +667,11 @@ public:
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
 		const uint8_t domain = asked & (DomainVram | DomainGtt); // checked at load
+		may_decline_ = true; // a user BO: radeon_gem_object_create() retries with GTT
 		bool ok = validate(id, domain);
 		if (!ok && domain == DomainVram)
 			ok = validate(id, DomainVram | DomainGtt);
+		may_decline_ = false;
 		if (!ok) {
 			r_.creates_refused++;
 			return false;
@@ -802,7 +804,12 @@ private:
 				kept = true;
 				r_.threshold_bos++;
 			}
-			if (!validate(e.id, domain) && (domain == e.allowed || !validate(e.id, e.allowed))) {
+			// radeon_bo_list_validate(): admission may leave it in GTT if GTT is allowed
+			may_decline_ = e.allowed & DomainGtt;
+			const bool ok = validate(e.id, domain) ||
+			                (domain != e.allowed && validate(e.id, e.allowed));
+			may_decline_ = false;
+			if (!ok) {
 				// 6.12: ttm_eu_backoff_reservation() moves each to the tail; 6.14-7.2,
 				// fixed or not: drm_exec_fini() only unlocks (cannot happen with an
 				// unbounded GTT)
@@ -948,6 +955,9 @@ private:
 	std::vector<OracleCandidate> cands_;
 	uint64_t subs_ = 0; // submissions begun (with a future)
 	std::vector<ReuseEstimate> reuse_; // window_predict: each BO's reuse interval
+	// Predicted admission may leave the BO of this validation in GTT: the caller falls back
+	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
+	bool may_decline_ = false;
 	const uint32_t gtt_permille_ =
 	        c_.admit_gtt_permille ? c_.admit_gtt_permille : gtt_read_permille(c_);
 };
