@@ -210,6 +210,34 @@ TEST(WindowPredict, AdmissionLeavesARarelyUsedBufferInGttWhereGttReadsAreCheap)
 	EXPECT_THROW(KernelModel m(alone), std::invalid_argument);
 }
 
+// --nofit-walk: VRAM holds a and b, 512 KiB each; a submission names a and a new 1 MiB BO in
+// GTT. With a reserved, no span of candidates holds 1 MiB: the predicted scan evicts nothing
+// and the BO stays in GTT; with the walk after a scan that met an obstacle, b goes in vain
+// first, as stock's walk does.
+TEST(WindowPredict, NoWindowPastAnObstacleFallsBackToTheWalkWithNofitWalk)
+{
+	Builder b;
+	const uint32_t a = b.create(512);
+	b.create(512);
+	const uint32_t c = b.create(1024, DomainGtt);
+	b.cs({{a, false}, {c, false}});
+	KernelConfig k = checked_config(1024);
+	apply_choice(kernel_choice("window-predict", 0), k);
+	const KernelResult nofit = simulate_kernel(b.t, k);
+	k.predict_nofit_walk = true;
+	const KernelResult walk = simulate_kernel(b.t, k);
+	KernelConfig s = checked_config(1024);
+	apply_choice(kernel_choice("lru", 0), s);
+	const KernelResult stock = simulate_kernel(b.t, s);
+	EXPECT_EQ(nofit.window_nofit, 1u);
+	EXPECT_EQ(nofit.evictions(), 0u);
+	EXPECT_EQ(walk.window_nofit, 0u);
+	EXPECT_EQ(walk.window_fallbacks, 1u);
+	EXPECT_EQ(stock.evictions(), 1u);
+	EXPECT_EQ(walk.evictions(), stock.evictions());
+	EXPECT_EQ(walk.gtt_accesses, stock.gtt_accesses);
+}
+
 // Size in the order: [a 256 KiB][big 768 KiB] fill 1 MiB, used in turn (big first, the same
 // period, 2), then two submissions of a GTT buffer; c needs 256 KiB. Both are overdue: big is
 // predicted back in 4 submissions, a in 3, so by prediction alone (and by LRU) big would go,

@@ -463,6 +463,7 @@ private:
 	template <class KeyOf> bool gather_candidates(uint32_t bound, KeyOf key_of)
 	{
 		belady_.clear();
+		obstacle_seen_ = false;
 		uint32_t rank = 0;
 		bool bounded = false;
 		order_.walk([&](uint32_t v) {
@@ -472,6 +473,8 @@ private:
 			}
 			if (!stays(v))
 				belady_.push_back({key_of(v), rank, v});
+			else
+				obstacle_seen_ = true;
 			rank++;
 			return false;
 		});
@@ -547,7 +550,9 @@ private:
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
 		if (at == UINT64_MAX) {
-			if (bounded) {
+			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs)
+			// has no opinion: the walk flushes as stock does (docs/window-predict.md)
+			if (bounded || (c_.predict_nofit_walk && obstacle_seen_)) {
 				r_.window_fallbacks++;
 				return Scan::Bounded;
 			}
@@ -958,6 +963,7 @@ private:
 	// Predicted admission may leave the BO of this validation in GTT: the caller falls back
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
 	bool may_decline_ = false;
+	bool obstacle_seen_ = false; // gather_candidates() met an entry that stays
 	const uint32_t gtt_permille_ =
 	        c_.admit_gtt_permille ? c_.admit_gtt_permille : gtt_read_permille(c_);
 };
