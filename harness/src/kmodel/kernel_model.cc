@@ -463,7 +463,6 @@ private:
 	template <class KeyOf> bool gather_candidates(uint32_t bound, KeyOf key_of)
 	{
 		belady_.clear();
-		obstacle_seen_ = false;
 		uint32_t rank = 0;
 		bool bounded = false;
 		order_.walk([&](uint32_t v) {
@@ -473,11 +472,10 @@ private:
 			}
 			if (!stays(v))
 				belady_.push_back({key_of(v), rank, v});
-			else
-				obstacle_seen_ = true;
 			rank++;
 			return false;
 		});
+		visited_ = rank;
 		return bounded;
 	}
 
@@ -552,7 +550,9 @@ private:
 		if (at == UINT64_MAX) {
 			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs)
 			// has no opinion: the walk flushes as stock does (docs/window-predict.md)
-			if (bounded || (c_.predict_nofit_walk && obstacle_seen_)) {
+			// an obstacle was met: fewer candidates than LRU entries visited
+			const bool obstacle = belady_.size() < visited_;
+			if (bounded || (c_.predict_nofit_walk && obstacle)) {
 				r_.window_fallbacks++;
 				return Scan::Bounded;
 			}
@@ -963,7 +963,7 @@ private:
 	// Predicted admission may leave the BO of this validation in GTT: the caller falls back
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
 	bool may_decline_ = false;
-	bool obstacle_seen_ = false; // gather_candidates() met an entry that stays
+	uint32_t visited_ = 0; // LRU entries gather_candidates() visited, obstacles included
 	const uint32_t gtt_permille_ =
 	        c_.admit_gtt_permille ? c_.admit_gtt_permille : gtt_read_permille(c_);
 };

@@ -133,14 +133,14 @@ struct KernelConfig {
 	const Future *future = nullptr;
 	// The predicted window (reuse.h): the clairvoyant window's rule with each BO's next use
 	// predicted from its past reuse intervals, over the first scan_max LRU entries; the walk
-	// when they hold no window. Model only (issue 50).
+	// when they hold no window. radeon.evict_predict in the 7.2 series (issue 50).
 	bool window_predict = false;
 	// With it, predicted admission (ReuseEstimate::bypass()): a BO that needs fewer pages per
 	// submission than its window's victims stays in GTT where the card's GTT reads are cheap
 	// enough;
 	// admit_gtt_permille is that card's cost of a GPU read from GTT against a move of the same
 	// bytes; 0: this configuration's charge, gtt_reads_per_use (decide sets it per cost band:
-	// the charge x the band's factor). Model only (issue 50).
+	// the charge x the band's factor). radeon.evict_admit in the 7.2 series (issue 50).
 	bool admit_predict = false;
 	uint32_t admit_gtt_permille = 0;
 	// The constants chosen on the corpus, for the folds by game (harness/python/folds.py):
