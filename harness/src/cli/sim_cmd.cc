@@ -177,7 +177,9 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->check(CLI::Range(0u, 2u));
 	c->add_flag("--nofit-walk", k.predict_nofit_walk,
 	            "window-predict: a scan that finds no window after meeting the submission's own "
-	            "BOs falls back to the walk (not in the kernel; docs/window-predict.md)");
+	            "BOs falls back to the walk (not in the kernel; docs/window-predict.md)")
+	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
+	    ->disable_flag_override();
 	c->add_option("--admit-reads", k.admit_reads,
 	              "window-predict+admit: GPU reads from GTT its cost test counts (1, 2 = the "
 	              "kernel's)")
