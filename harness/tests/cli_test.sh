@@ -641,10 +641,10 @@ expect_fail "--admit-permille in decide" "is each cost band's GTT charge in deci
 	--admit-permille 500 --quiet
 expect_fail "--predict-size-exp without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
 	"$bin" sim --model kernel --policies window --vram 24 --predict-size-exp 0 "$traces"/nexuiz1.bin
-expect_fail "--nofit-stays without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
-	"$bin" sim --model kernel --policies window --vram 24 --nofit-stays "$traces"/nexuiz1.bin
-expect_fail "--nofit-stays twice" "--nofit-stays: At Most 1" \
-	"$bin" sim --model kernel --policies window-predict --vram 24 --nofit-stays --nofit-stays "$traces"/nexuiz1.bin
+expect_fail "--nofit-walk without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --nofit-walk "$traces"/nexuiz1.bin
+expect_fail "--nofit-walk twice" "--nofit-walk: At Most 1" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --nofit-walk --nofit-walk "$traces"/nexuiz1.bin
 expect_fail "--admit-reads 3" "--admit-reads" \
 	"$bin" sim --model kernel --policies window-predict+admit --vram 24 --admit-reads 3 "$traces"/nexuiz1.bin
 expect_fail "--admit-permille out of range" "--admit-permille" \

@@ -210,11 +210,11 @@ TEST(WindowPredict, AdmissionLeavesARarelyUsedBufferInGttWhereGttReadsAreCheap)
 	EXPECT_THROW(KernelModel m(alone), std::invalid_argument);
 }
 
-// VRAM holds a and b, 512 KiB each; a submission names a and a new 1 MiB BO in GTT. With a
-// reserved, no span of candidates holds 1 MiB: the predicted scan has no opinion and the walk
-// evicts b in vain first, as stock's does; with --nofit-stays (the rule before) it evicts
-// nothing and the BO stays in GTT.
-TEST(WindowPredict, NoWindowPastAnObstacleFallsBackToTheWalk)
+// --nofit-walk: VRAM holds a and b, 512 KiB each; a submission names a and a new 1 MiB BO in
+// GTT. With a reserved, no span of candidates holds 1 MiB: the predicted scan evicts nothing
+// and the BO stays in GTT; with the walk after a scan that met an obstacle, b goes in vain
+// first, as stock's walk does.
+TEST(WindowPredict, NoWindowPastAnObstacleFallsBackToTheWalkWithNofitWalk)
 {
 	Builder b;
 	const uint32_t a = b.create(512);
@@ -223,9 +223,9 @@ TEST(WindowPredict, NoWindowPastAnObstacleFallsBackToTheWalk)
 	b.cs({{a, false}, {c, false}});
 	KernelConfig k = checked_config(1024);
 	apply_choice(kernel_choice("window-predict", 0), k);
-	const KernelResult walk = simulate_kernel(b.t, k);
-	k.predict_nofit_stays = true;
 	const KernelResult nofit = simulate_kernel(b.t, k);
+	k.predict_nofit_walk = true;
+	const KernelResult walk = simulate_kernel(b.t, k);
 	KernelConfig s = checked_config(1024);
 	apply_choice(kernel_choice("lru", 0), s);
 	const KernelResult stock = simulate_kernel(b.t, s);

@@ -175,10 +175,9 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	              "window-predict: the size's exponent in the victims' order, in halves (0, 1 "
 	              "= the square root, the kernel's, 2)")
 	    ->check(CLI::Range(0u, 2u));
-	c->add_flag("--nofit-stays", k.predict_nofit_stays,
+	c->add_flag("--nofit-walk", k.predict_nofit_walk,
 	            "window-predict: a scan that finds no window after meeting the submission's own "
-	            "BOs leaves the BO in GTT instead of falling back to the walk (the rule before "
-	            "2026-11-29; model only; docs/window-predict.md)")
+	            "BOs falls back to the walk (not in the kernel; docs/window-predict.md)")
 	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
 	    ->disable_flag_override();
 	c->add_option("--admit-reads", k.admit_reads,
@@ -234,7 +233,7 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--admit-permille", admit, "predicted admission"},
 	                               std::tuple{"--admit-reads", admit, "predicted admission"},
 	                               std::tuple{"--predict-size-exp", predict, "the predicted window"},
-	                               std::tuple{"--nofit-stays", predict, "the predicted window"},
+	                               std::tuple{"--nofit-walk", predict, "the predicted window"},
 	                               std::tuple{"--window", key, "key or priority order"},
 	                               std::tuple{"--threshold", minmax, "min-max placement"}})
 		if (c->count(opt) && !used)
@@ -254,7 +253,7 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.admit_gtt_permille = from.admit_gtt_permille;
 	to.predict_size_exp2 = from.predict_size_exp2;
 	to.admit_reads = from.admit_reads;
-	to.predict_nofit_stays = from.predict_nofit_stays;
+	to.predict_nofit_walk = from.predict_nofit_walk;
 }
 
 

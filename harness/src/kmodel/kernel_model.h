@@ -148,11 +148,9 @@ struct KernelConfig {
 	// as in the kernel, 2), and the GPU reads from GTT admission's cost test counts (1, 2 as in
 	// the kernel). Model only.
 	uint32_t predict_size_exp2 = 1, admit_reads = 2;
-	// A predicted scan that finds no window after meeting an obstacle (the submission's own
-	// BOs) falls back to the walk, as the 7.2 series' ordered scan does; true: it evicts
-	// nothing and the BO stays in GTT, the rule before 2026-11-29 (docs/window-predict.md).
-	// Model only.
-	bool predict_nofit_stays = false;
+	// The next change to try (docs/window-predict.md): a predicted scan that finds no window
+	// after meeting an obstacle falls back to the walk instead of evicting nothing. Model only.
+	bool predict_nofit_walk = false;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.
 	OracleObserver *observer = nullptr;
