@@ -734,5 +734,16 @@ expect_fail "labels of a policy that is not the oracle" "is not the clairvoyant 
 	"$bin" labels --policy window -o "$work/l2.csv" "$traces"/nederland1.bin
 [ ! -e "$work/l2.csv" ] && ok || bad "labels: a refused run left $work/l2.csv"
 
+# train fit: the network fitted to the oracle's scores: repeatable to the byte, a weights file
+# the other commands read, and nothing to fit refused
+"$bin" train fit -q --iterations 40 --vram 24 -o "$work/fit1.txt" "$traces"/nederland1.bin || bad "train fit exit"
+"$bin" train fit -q --iterations 40 --vram 24 -o "$work/fit2.txt" "$traces"/nederland1.bin || bad "train fit exit"
+cmp -s "$work/fit1.txt" "$work/fit2.txt" && ok || bad "train fit: two runs of one seed differ"
+grep -q "^# vramlab train fit: 1 traces, window 256, input 1 at 24 MiB, seed 1, loss" "$work/fit1.txt" && ok || bad "train fit: no header"
+"$bin" weights export --c-header --weights "$work/fit1.txt" >/dev/null && ok || bad "train fit: weights export cannot read it"
+expect_fail "train fit with no traces" "TRACES: no traces: give trace files or --split" "$bin" train fit -o "$work/fit3.txt"
+[ ! -e "$work/fit3.txt" ] && ok || bad "train fit: a refused run left $work/fit3.txt"
+expect_fail "train fit --iterations 0" "--iterations: Value 0 not in range" "$bin" train fit --iterations 0 "$traces"/nederland1.bin
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -13,6 +13,7 @@
 #endif
 
 #include "cli/commands.h"
+#include "train/supervised.h"
 #include "train/trainer.h"
 #include "trace/format.h"
 #include "util/output_file.h"
@@ -351,6 +352,60 @@ void run_eval(EvalArgs &a)
 		write_output(a.json, j.dump(1) + "\n");
 }
 
+struct FitArgs {
+	SplitArgs p;
+	FitConfig c;
+	std::string out;
+	bool quiet = false;
+};
+
+// vramlab train fit: the network fitted to a clairvoyant Mesa's scores (train/supervised.h)
+void run_fit(FitArgs &a)
+{
+	check_json_path(a.out);
+	const bool progress = !a.quiet && isatty(STDERR_FILENO);
+	if (a.p.split.empty() && a.p.traces.empty())
+		throw CLI::ValidationError("TRACES", "no traces: give trace files or --split");
+	const auto files = split_traces(a.p);
+	FitSet set;
+	for (size_t i = 0; i < files.size(); i++) {
+		if (progress)
+			std::fprintf(stderr, "\r[%zu/%zu] preparing %s\033[K", i + 1, files.size(),
+			             files[i].c_str());
+		add_fit_samples(set, prepare_train_trace(files[i], 256ull << 20), a.c);
+	}
+	if (!a.quiet) {
+		double wy = 0;
+		for (size_t i = 0; i < set.x.size(); i++)
+			wy += set.w[i] * set.y[i];
+		const double mean = set.w_sum > 0 ? wy / set.w_sum : 0.0;
+		std::fprintf(stderr, "%s%zu traces: %llu relocations, %zu distinct inputs; target "
+		             "mean %.4f, variance %.6f (the loss of the best constant score)\n",
+		             progress ? "\r\033[K" : "", files.size(),
+		             (unsigned long long)set.relocations, set.x.size(), mean,
+		             set.w_sum > 0 ? set.wyy / set.w_sum - mean * mean : 0.0);
+	}
+	const FitResult r = fit_scores(set, a.c, [&](unsigned n, double loss) {
+		if (progress)
+			std::fprintf(stderr, "\r[%u/%u] loss %.6f\033[K", n, a.c.iterations, loss);
+	});
+	if (!a.quiet)
+		std::fprintf(stderr, "%sfit: loss %.6f -> %.6f after %u evaluations (the mean "
+		             "squared error of score / 2^32, by bytes)\n",
+		             progress ? "\r\033[K" : "", r.loss_start, r.loss, r.evaluations);
+	char head[256];
+	std::snprintf(head, sizeof head,
+	              "# vramlab train fit: %zu traces, window %u, input 1 at %llu MiB, seed %llu, "
+	              "loss %.6f -> %.6f\n",
+	              files.size(), a.c.window, (unsigned long long)a.c.vram_mib,
+	              (unsigned long long)a.c.seed, r.loss_start, r.loss);
+	const std::string text = head + r.mlp.to_text();
+	if (!a.out.empty())
+		write_output(a.out, text);
+	else
+		std::fputs(text.c_str(), stdout);
+}
+
 } // namespace
 
 void add_train_command(CLI::App &app)
@@ -386,8 +441,33 @@ void add_train_command(CLI::App &app)
 	t->add_flag("-q,--quiet", a.quiet, "no line per generation");
 	static EvalArgs e;
 	static CLI::App *ev = nullptr;
+	static FitArgs f;
+	static CLI::App *fit = nullptr;
+	fit = t->add_subcommand("fit", "fit the network to the scores a clairvoyant Mesa would send "
+	                               "(supervised, L-BFGS)");
+	fit->add_option("--split", f.p.split, "split file (train/validate lines of trace names)");
+	fit->add_option("--set", f.p.set, "which set of the split file: train or validate")
+	    ->check(CLI::IsMember({"train", "validate"}))
+	    ->capture_default_str();
+	fit->add_option("--traces-dir", f.p.dirs, "directories the split file's names are found in")
+	    ->capture_default_str();
+	fit->add_option("--window", f.c.window, "radeon.bo_score_window: the oracle's horizon")
+	    ->check(CLI::Range(1u, 4096u))
+	    ->capture_default_str();
+	fit->add_option("--vram", f.c.vram_mib, "the VRAM size input 1 gives, in MiB")
+	    ->check(CLI::Range(1u, 65536u))
+	    ->capture_default_str();
+	fit->add_option("--iterations", f.c.iterations, "L-BFGS evaluations at most")
+	    ->check(CLI::Range(1u, 100000u))
+	    ->capture_default_str();
+	fit->add_option("--seed", f.c.seed, "random seed of the starting weights")
+	    ->capture_default_str();
+	fit->add_option("-o,--output", f.out, "the weights file (default stdout)");
+	fit->add_flag("-q,--quiet", f.quiet, "no progress or summary on stderr");
+	fit->add_option("TRACES", f.p.traces, "trace files (instead of --split)");
+	fit->callback([] { run_fit(f); });
 	t->callback([t] {
-		if (!t->got_subcommand(ev))
+		if (!t->got_subcommand(ev) && !t->got_subcommand(fit))
 			run_train(a);
 	});
 	ev = t->add_subcommand("eval", "evaluate weights against LRU, min-max and min-max + key");
