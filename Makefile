@@ -193,7 +193,7 @@ folds: build
 # Mesa's network fitted to the oracle's scores (issue 50, docs/training.md "Fitted to the
 # oracle"): each half of harness/weights/split-fit-a.txt fitted with seeds 1-3 (the lowest
 # training loss kept), then judged with 16 boards on the other half beside window-predict
-# and perfect scores (the live corpus with the first). About 20 minutes on 2 cores. Not in CI.
+# and perfect scores (the live corpus with the first). 13 minutes on 2 cores. Not in CI.
 FIT_DIR := $(BUILD)/fit-folds
 FIT_ARGS = --vram 32,64,128,256 --policies lru,window-predict,window+key:net,window+key:oracle \
 	--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble 16 --gtt-cost 0.1,1,4 \
