@@ -744,6 +744,11 @@ grep -q "^# vramlab train fit: 1 traces, window 256, input 1 at 24 MiB, seed 1, 
 expect_fail "train fit with no traces" "TRACES: no traces: give trace files or --split" "$bin" train fit -o "$work/fit3.txt"
 [ ! -e "$work/fit3.txt" ] && ok || bad "train fit: a refused run left $work/fit3.txt"
 expect_fail "train fit --iterations 0" "--iterations: Value 0 not in range" "$bin" train fit --iterations 0 "$traces"/nederland1.bin
+for seed in -1 99999999999999999999999 0x5; do
+	expect_fail "train fit --seed $seed" "--seed: $seed is not a whole number in 0..18446744073709551615" \
+		"$bin" train fit --seed "$seed" -o "$work/fit4.txt" "$traces"/nederland1.bin
+done
+[ ! -e "$work/fit4.txt" ] && ok || bad "train fit: a refused seed left $work/fit4.txt"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

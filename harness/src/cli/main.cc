@@ -1,4 +1,5 @@
 // vramlab: trace tools and the VRAM simulator (README.md has the tour).
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -227,6 +228,26 @@ int main(int argc, char **argv)
 		}
 	};
 	outputs(&app);
+	// A seed is a u64: CLI11 took -1 and numbers past 2^64 as some other seed without a word
+	std::function<void(CLI::App *)> seeds = [&](CLI::App *a) {
+		for (CLI::App *s : a->get_subcommands({})) {
+			for (CLI::Option *o : s->get_options())
+				if (o->get_name() == "--seed")
+					o->check(CLI::Validator(
+					    [](std::string &v) {
+						    uint64_t n;
+						    const char *end = v.data() + v.size();
+						    const auto r = std::from_chars(v.data(), end, n);
+						    return !v.empty() && r.ec == std::errc() && r.ptr == end
+						                   ? std::string()
+						                   : v + " is not a whole number in 0.." +
+						                             std::to_string(UINT64_MAX);
+					    },
+					    "UINT64"));
+			seeds(s);
+		}
+	};
+	seeds(&app);
 	// interrupted: the temporary files of outputs removed, one line, 130 or 143
 	vramlab::install_interrupt_cleanup("vramlab");
 	try {

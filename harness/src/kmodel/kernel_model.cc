@@ -548,9 +548,9 @@ private:
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
 		if (at == UINT64_MAX) {
-			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs)
-			// has no opinion: the walk flushes as stock does (docs/window-predict.md)
-			// an obstacle was met: fewer candidates than LRU entries visited
+			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs:
+			// fewer candidates than LRU entries visited) has no opinion, and the walk flushes
+			// as stock does (docs/window-predict.md)
 			const bool obstacle = belady_.size() < visited_;
 			if (bounded || (c_.predict_nofit_walk && obstacle)) {
 				r_.window_fallbacks++;

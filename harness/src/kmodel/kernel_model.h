@@ -148,8 +148,9 @@ struct KernelConfig {
 	// as in the kernel, 2), and the GPU reads from GTT admission's cost test counts (1, 2 as in
 	// the kernel). Model only.
 	uint32_t predict_size_exp2 = 1, admit_reads = 2;
-	// The next change to try (docs/window-predict.md): a predicted scan that finds no window
-	// after meeting an obstacle falls back to the walk instead of evicting nothing. Model only.
+	// A predicted scan that finds no window after meeting an obstacle falls back to the walk
+	// instead of evicting nothing: measured on 16 boards and not kept (apitrace's live 12 MiB
+	// tail; docs/window-predict.md). Model only.
 	bool predict_nofit_walk = false;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.

@@ -29,9 +29,6 @@ inline float smootherstep(float x)
 	return t * t * t * (t * (t * 6.0f - 15.0f) + 10.0f);
 }
 
-// Parameter layout (docs/score.md).
-constexpr int kInW = 0, kInB = 9, kHid = 18, kOut = 108;
-
 } // namespace
 
 std::array<float, kMlpInputs> Mlp::inputs(const BufferStats &s)
@@ -52,9 +49,9 @@ float Mlp::output_z_inputs(const std::array<float, kMlpInputs> &x) const
 {
 	float a[kMlpInputs], h[kMlpInputs];
 	for (int i = 0; i < kMlpInputs; i++)
-		a[i] = smootherstep(p[kInW + i] * x[i] + p[kInB + i]);
+		a[i] = smootherstep(p[kMlpInW + i] * x[i] + p[kMlpInB + i]);
 	for (int j = 0; j < kMlpInputs; j++) {
-		const float *w = &p[kHid + j * 10];
+		const float *w = &p[kMlpHid + j * 10];
 		float sum = 0.0f;
 		for (int i = 0; i < kMlpInputs; i++)
 			sum = sum + w[i] * a[i];
@@ -62,8 +59,8 @@ float Mlp::output_z_inputs(const std::array<float, kMlpInputs> &x) const
 	}
 	float sum = 0.0f;
 	for (int j = 0; j < kMlpInputs; j++)
-		sum = sum + p[kOut + j] * h[j];
-	return sum + p[kOut + 9];
+		sum = sum + p[kMlpOut + j] * h[j];
+	return sum + p[kMlpOut + 9];
 }
 
 uint32_t Mlp::score_inputs(const std::array<float, kMlpInputs> &x) const
@@ -81,8 +78,8 @@ Mlp Mlp::rescaled_output(double z_lo, double z_hi) const
 	Mlp m = *this;
 	const double span = z_hi - z_lo;
 	for (int j = 0; j < kMlpInputs; j++)
-		m.p[kOut + j] = static_cast<float>(static_cast<double>(p[kOut + j]) / span);
-	m.p[kOut + 9] = static_cast<float>((static_cast<double>(p[kOut + 9]) - z_lo) / span);
+		m.p[kMlpOut + j] = static_cast<float>(static_cast<double>(p[kMlpOut + j]) / span);
+	m.p[kMlpOut + 9] = static_cast<float>((static_cast<double>(p[kMlpOut + 9]) - z_lo) / span);
 	return m;
 }
 
@@ -91,12 +88,12 @@ uint32_t Mlp::score(const BufferStats &s) const { return score_inputs(inputs(s))
 MlpPlan::MlpPlan(const Mlp &m) : m_(m)
 {
 	for (int j = 0; j < kMlpInputs; j++) {
-		const float out_w = m.p[kOut + j];
+		const float out_w = m.p[kMlpOut + j];
 		if (out_w == 0.0f)
 			continue;
-		Neuron n{uint8_t(terms_.size()), 0, m.p[kHid + j * 10 + 9], out_w};
+		Neuron n{uint8_t(terms_.size()), 0, m.p[kMlpHid + j * 10 + 9], out_w};
 		for (int i = 0; i < kMlpInputs; i++) {
-			const float w = m.p[kHid + j * 10 + i];
+			const float w = m.p[kMlpHid + j * 10 + i];
 			if (w == 0.0f)
 				continue;
 			terms_.push_back({uint8_t(i), w});
@@ -113,7 +110,7 @@ uint32_t MlpPlan::score(const BufferStats &s) const
 	float a[kMlpInputs];
 	for (int i = 0; i < kMlpInputs; i++)
 		if (inputs_used_ & (1u << i))
-			a[i] = smootherstep(m_.p[kInW + i] * x[i] + m_.p[kInB + i]);
+			a[i] = smootherstep(m_.p[kMlpInW + i] * x[i] + m_.p[kMlpInB + i]);
 	float o = 0.0f;
 	for (const Neuron &n : hidden_) {
 		float sum = 0.0f;
@@ -121,7 +118,7 @@ uint32_t MlpPlan::score(const BufferStats &s) const
 			sum = sum + terms_[k].w * a[terms_[k].input];
 		o = o + n.out_w * smootherstep(sum + n.bias);
 	}
-	o = smootherstep(o + m_.p[kOut + 9]);
+	o = smootherstep(o + m_.p[kMlpOut + 9]);
 	if (o > 0.999f)
 		o = 0.999f;
 	return static_cast<uint32_t>(static_cast<double>(o) * 4294967296.0);

@@ -10,6 +10,9 @@ namespace vramlab {
 
 inline constexpr int kMlpInputs = 9;
 inline constexpr int kMlpParams = 118;
+// Where each layer's parameters start (docs/score.md): in_w[9], in_b[9], per hidden neuron its
+// 9 weights then its bias, out_w[9] then out_b.
+inline constexpr int kMlpInW = 0, kMlpInB = 9, kMlpHid = 18, kMlpOut = 108;
 
 // The raw statistics a score is computed from (docs/score.md).
 struct BufferStats {

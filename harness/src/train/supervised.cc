@@ -15,9 +15,8 @@ namespace vramlab {
 
 namespace {
 
-// The parameters' layout (docs/score.md): in_w[9], in_b[9], per hidden neuron its 9 weights
-// and bias, out_w[9], out_b.
-constexpr int kInW = 0, kInB = 9, kHid = 18, kOutW = 108, kOutB = 117;
+// The parameters' layout (mlp.h): the output neuron's weights, then its bias
+constexpr int kInW = kMlpInW, kInB = kMlpInB, kHid = kMlpHid, kOutW = kMlpOut, kOutB = kMlpOut + 9;
 
 // smootherstep of docs/score.md and its derivative, in double
 inline double smooth(double x, double &d)
