@@ -3,6 +3,9 @@
 // whose outcome can be worked out on paper.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "kernel_builder.h"
 #include "kmodel/clairvoyant.h"
 #include "kmodel/kernel_model.h"
@@ -23,6 +26,51 @@ TEST(ClairvoyantWindow, BeladysOrderPutsTheBufferNeededLastFirst)
 		ids.push_back(x.id);
 	// never used again first (LRU among them), then the latest next use
 	EXPECT_EQ(ids, (std::vector<uint32_t>{13, 11, 12, 10}));
+}
+
+// The radix sort the window scans use gives std::sort's order: ties, never used again, keys
+// next to 2^64 - 1, ranges too wide for the radix key (the comparison sort's fallback), lists
+// at and past the small-list cut, the 8-bit digit boundaries
+TEST(ClairvoyantWindow, SortBeladyIsTheComparisonSort)
+{
+	std::mt19937_64 rng(49);
+	BeladyScratch scratch;
+	const uint64_t ranges[] = {1, 3, 255, 256, 65537, uint64_t(1) << 40, uint64_t(1) << 55,
+	                           kNever - 1};
+	int cases = 0;
+	for (size_t n : {0, 1, 2, 31, 32, 33, 100, 257, 1000, 5000})
+		for (uint64_t range : ranges)
+			for (int kind = 0; kind < 4; kind++) {
+				// kind 0: plain; 1: some never used again; 2: next to 2^64 - 1; 3: all never
+				std::vector<BeladyCandidate> c;
+				uint32_t rank = uint32_t(rng() % 7);
+				for (size_t i = 0; i < n; i++) {
+					uint64_t k = rng() % range;
+					if (kind == 1 && rng() % 5 == 0)
+						k = kNever;
+					if (kind == 2)
+						k = kNever - 1 - k;
+					if (kind == 3)
+						k = kNever;
+					c.push_back({k, rank, uint32_t(i * 7919 % 100003)});
+					rank += 1 + uint32_t(rng() % 3);
+				}
+				std::vector<BeladyCandidate> want = c;
+				std::sort(want.begin(), want.end(), belady_before);
+				sort_belady(c, scratch);
+				ASSERT_EQ(c.size(), want.size());
+				for (size_t i = 0; i < n; i++)
+					ASSERT_TRUE(c[i].id == want[i].id && c[i].rank == want[i].rank &&
+					            c[i].next_use == want[i].next_use)
+					        << "n " << n << " range " << range << " kind " << kind << " at " << i;
+				cases++;
+			}
+	EXPECT_EQ(cases, 320);
+	// the tie rule needs the candidates in rank order, as the walk gathers them
+	std::vector<BeladyCandidate> c(40, BeladyCandidate{1, 0, 0});
+	for (uint32_t i = 0; i < 40; i++)
+		c[i].rank = 40 - i;
+	EXPECT_THROW(sort_belady(c, scratch), std::logic_error);
 }
 
 TEST(ClairvoyantWindow, TheFutureOfARelocationIsItsBufferNextSubmission)

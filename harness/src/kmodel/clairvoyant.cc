@@ -1,6 +1,7 @@
 #include "kmodel/clairvoyant.h"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace vramlab {
@@ -43,6 +44,66 @@ Future trace_future(const KernelTrace &t)
 		}
 	}
 	return f;
+}
+
+void sort_belady(std::vector<BeladyCandidate> &c, BeladyScratch &scratch)
+{
+	const size_t n = c.size();
+	for (size_t i = 1; i < n; i++)
+		if (c[i - 1].rank >= c[i].rank)
+			throw std::logic_error("sort_belady: candidates not in rank order");
+	const auto before = [](const BeladyCandidate &x, const BeladyCandidate &y) {
+		return belady_before(x, y);
+	};
+	if (n <= 32) { // a radix pass costs 256 counters
+		std::sort(c.begin(), c.end(), before);
+		return;
+	}
+	// Never used again sorts first of all: as the largest finite key plus one it keeps its
+	// place and leaves the range small
+	uint64_t lo = Future::kNever, hi = 0;
+	bool never = false;
+	for (const BeladyCandidate &x : c) {
+		if (x.next_use == Future::kNever) {
+			never = true;
+			continue;
+		}
+		lo = std::min(lo, x.next_use);
+		hi = std::max(hi, x.next_use);
+	}
+	if (lo == Future::kNever)
+		return; // all never used again: rank order is Belady's
+	const uint64_t top = never ? hi + 1 : hi; // hi < kNever
+	const unsigned ib = unsigned(std::bit_width(n - 1));
+	const unsigned kb = unsigned(std::bit_width(top - lo));
+	if (kb + ib > 64) {
+		std::sort(c.begin(), c.end(), before);
+		return;
+	}
+	// (top - key) << ib | index: ascending is Belady's order; an LSD radix sort of the key
+	// part is stable, so equal keys stay in index order, which is rank order
+	std::vector<uint64_t> &a = scratch.a, &b = scratch.b;
+	a.resize(n);
+	b.resize(n);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t k = c[i].next_use == Future::kNever ? top : c[i].next_use;
+		a[i] = (top - k) << ib | i;
+	}
+	for (unsigned shift = ib; shift < ib + kb; shift += 8) {
+		uint32_t count[257] = {};
+		for (uint64_t v : a)
+			count[((v >> shift) & 0xff) + 1]++;
+		for (int d = 0; d < 256; d++)
+			count[d + 1] += count[d];
+		for (uint64_t v : a)
+			b[count[(v >> shift) & 0xff]++] = v;
+		a.swap(b);
+	}
+	const uint64_t mask = (uint64_t(1) << ib) - 1;
+	scratch.out.resize(n);
+	for (size_t i = 0; i < n; i++)
+		scratch.out[i] = c[a[i] & mask];
+	c.swap(scratch.out);
 }
 
 } // namespace vramlab

@@ -42,4 +42,14 @@ inline bool belady_before(const BeladyCandidate &a, const BeladyCandidate &b)
 	return a.next_use != b.next_use ? a.next_use > b.next_use : a.rank < b.rank;
 }
 
+// Sorts c, given in rank order (ascending; std::logic_error otherwise), into Belady's order:
+// the order std::sort with belady_before gives, by a radix sort on next_use (the window scans
+// sort a few hundred candidates at every eviction; a comparison sort was most of decide's
+// time, docs/models.md "Issue 49"). scratch is reused from call to call.
+struct BeladyScratch {
+	std::vector<uint64_t> a, b;
+	std::vector<BeladyCandidate> out;
+};
+void sort_belady(std::vector<BeladyCandidate> &c, BeladyScratch &scratch);
+
 } // namespace vramlab

@@ -131,8 +131,10 @@ public:
 			next_use_.resize(bos);
 		if (c.observer)
 			extra_.resize(bos);
-		if (c.window_predict)
+		if (c.window_predict) {
 			reuse_.resize(bos);
+			key_div_.resize(bos);
+		}
 		if ((c.window_oracle || c.admit_oracle) && !c.future)
 			throw std::invalid_argument("the clairvoyant rules need the trace's future "
 			                            "(simulate_kernel() gives it; a live model has none)");
@@ -207,8 +209,10 @@ public:
 				next_use_.resize(n);
 			if (c_.observer)
 				extra_.resize(n);
-			if (c_.window_predict)
+			if (c_.window_predict) {
 				reuse_.resize(n);
+				key_div_.resize(n);
+			}
 		}
 	}
 	const KernelResult &result()
@@ -484,7 +488,7 @@ private:
 	// added. The clairvoyant and the predicted window share it.
 	uint64_t first_span_in_order(uint32_t id)
 	{
-		std::sort(belady_.begin(), belady_.end(), belady_before);
+		sort_belady(belady_, belady_scratch_);
 		const uint64_t size = bo_[id].pages;
 		scan_.begin(mm_.size());
 		scanned_.clear();
@@ -543,7 +547,7 @@ private:
 	Scan predict_evict(uint32_t id)
 	{
 		const bool bounded = gather_candidates(c_.scan_max, [&](uint32_t v) {
-			return reuse_[v].victim_key(r_.cs, bo_[v].pages, c_.predict_size_exp2);
+			return reuse_[v].victim_key_over(r_.cs, c_.predict_size_exp2, key_div_[v]);
 		});
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
@@ -666,8 +670,10 @@ public:
 		b.priority = kTtmPriorities - 1;
 		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
-		if (c_.window_predict) [[unlikely]] // idle from its creation until a use
+		if (c_.window_predict) [[unlikely]] { // idle from its creation until a use
 			reuse_[id].created(r_.cs);
+			key_div_[id] = ReuseEstimate::size_divisor(b.pages, c_.predict_size_exp2);
+		}
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
@@ -947,6 +953,7 @@ private:
 	// Belady's order, the victims, the relocations seen so far
 	std::vector<uint64_t> next_use_; // per BO: the submission that names it next
 	std::vector<BeladyCandidate> belady_;
+	BeladyScratch belady_scratch_;
 	std::vector<uint32_t> victims_;
 	uint64_t relocs_seen_ = 0;
 	// kept only for an observer (labels): what a kernel could record per BO
@@ -960,6 +967,7 @@ private:
 	std::vector<OracleCandidate> cands_;
 	uint64_t subs_ = 0; // submissions begun (with a future)
 	std::vector<ReuseEstimate> reuse_; // window_predict: each BO's reuse interval
+	std::vector<uint64_t> key_div_;     // and its size's divisor (ReuseEstimate::size_divisor())
 	// Predicted admission may leave the BO of this validation in GTT: the caller falls back
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
 	bool may_decline_ = false;

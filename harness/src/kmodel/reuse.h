@@ -55,12 +55,20 @@ struct ReuseEstimate {
 	// itself), the alternatives the choice was made among (`harness/python/folds.py`)
 	uint64_t victim_key(uint64_t now, uint64_t pages, uint32_t size_exp2 = 1) const
 	{
-		const uint64_t distance = predicted_next(now) - now;
+		return victim_key_over(now, size_exp2, size_divisor(pages, size_exp2));
+	}
+	// victim_key() in two steps: the divisor depends on the size alone, and the kernel model
+	// keeps it per BO instead of taking a square root per candidate and eviction
+	static uint64_t size_divisor(uint64_t pages, uint32_t size_exp2)
+	{
 		if (size_exp2 == 0)
-			return now + distance * 16;
-		if (size_exp2 == 2)
-			return now + distance * 16 / std::max<uint64_t>(pages, 1);
-		return now + distance * 4096 / std::max<uint64_t>(isqrt(pages << 16), 1);
+			return 1;
+		return std::max<uint64_t>(size_exp2 == 2 ? pages : isqrt(pages << 16), 1);
+	}
+	uint64_t victim_key_over(uint64_t now, uint32_t size_exp2, uint64_t divisor) const
+	{
+		const uint64_t distance = predicted_next(now) - now;
+		return now + distance * (size_exp2 == 1 ? 4096 : 16) / divisor;
 	}
 	static uint64_t isqrt(uint64_t x)
 	{
