@@ -2,9 +2,12 @@
 // the cost of one MLP score. Timing lives here, never in the pass/fail tests.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <random>
 
+#include "kmodel/clairvoyant.h"
 #include "kmodel/kernel_model.h"
 #include "mlp/mlp.h"
 #include "sim/sim.h"
@@ -178,6 +181,30 @@ int main(int argc, char **argv)
 	benchmark::RegisterBenchmark("replay/belady/nederland1.bin", [](benchmark::State &s) {
 		BM_Replay(s, "belady", "nederland1.bin");
 	})->Arg(64)->Unit(benchmark::kMillisecond);
+	// the window scans' order (sort_belady()) against the comparison sort it replaced:
+	// candidates in rank order, keys over 2^24 (the predicted window's on the corpus)
+	for (bool radix : {true, false})
+		benchmark::RegisterBenchmark(radix ? "belady-sort/radix" : "belady-sort/std",
+		                             [radix](benchmark::State &s) {
+			                             std::mt19937_64 rng(1);
+			                             std::vector<BeladyCandidate> in(size_t(s.range(0))), c;
+			                             for (uint32_t i = 0; i < in.size(); i++)
+				                             in[i] = {rng() % (1u << 24), i, i};
+			                             BeladyScratch scratch;
+			                             for (auto _ : s) {
+				                             c = in;
+				                             if (radix)
+					                             sort_belady(c, scratch);
+				                             else
+					                             std::sort(c.begin(), c.end(), belady_before);
+				                             benchmark::DoNotOptimize(c.data());
+			                             }
+			                             s.SetItemsProcessed(int64_t(s.iterations() * in.size()));
+		                             })
+		    ->Arg(64)
+		    ->Arg(128)
+		    ->Arg(280)
+		    ->Arg(1024);
 	benchmark::RegisterBenchmark("mlp/score", BM_MlpScore<Mlp>);
 	benchmark::RegisterBenchmark("mlp/plan-handset", BM_MlpScore<MlpPlan>);
 	benchmark::Initialize(&argc, argv);

@@ -55,7 +55,7 @@ void sort_belady(std::vector<BeladyCandidate> &c, BeladyScratch &scratch)
 	const auto before = [](const BeladyCandidate &x, const BeladyCandidate &y) {
 		return belady_before(x, y);
 	};
-	if (n <= 32) { // a radix pass costs 256 counters
+	if (n <= 8) { // a radix pass costs 256 counters
 		std::sort(c.begin(), c.end(), before);
 		return;
 	}
@@ -89,14 +89,22 @@ void sort_belady(std::vector<BeladyCandidate> &c, BeladyScratch &scratch)
 		const uint64_t k = c[i].next_use == Future::kNever ? top : c[i].next_use;
 		a[i] = (top - k) << ib | i;
 	}
-	for (unsigned shift = ib; shift < ib + kb; shift += 8) {
-		uint32_t count[257] = {};
+	// every digit's counts in one read, then a scatter per digit that is not the same for all
+	const unsigned digits = (kb + 7) / 8;
+	uint32_t count[8][257];
+	std::fill(&count[0][0], &count[digits][0], 0u);
+	for (uint64_t v : a)
+		for (unsigned d = 0; d < digits; d++)
+			count[d][((v >> (ib + 8 * d)) & 0xff) + 1]++;
+	for (unsigned d = 0; d < digits; d++) {
+		uint32_t *cd = count[d];
+		const unsigned shift = ib + 8 * d;
+		if (cd[((a[0] >> shift) & 0xff) + 1] == n)
+			continue; // one value of this digit: the order stays
+		for (int x = 0; x < 256; x++)
+			cd[x + 1] += cd[x];
 		for (uint64_t v : a)
-			count[((v >> shift) & 0xff) + 1]++;
-		for (int d = 0; d < 256; d++)
-			count[d + 1] += count[d];
-		for (uint64_t v : a)
-			b[count[(v >> shift) & 0xff]++] = v;
+			b[cd[(v >> shift) & 0xff]++] = v;
 		a.swap(b);
 	}
 	const uint64_t mask = (uint64_t(1) << ib) - 1;
