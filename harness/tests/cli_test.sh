@@ -450,6 +450,22 @@ assert a["runs"] == b["runs"] and a["verdicts"] == b["verdicts"]
 assert b["replays"] == len(b["runs"]) > a["replays"] > 0, (a["replays"], b["replays"])
 PY
 
+# The second twins: the thrash guard's runs copied from the unguarded rule's where the guard
+# would never have kept a BO, predicted admission's at another GTT charge from its first
+# charge's where that never asked the cost test; --every-board replays them all
+for m in shared every; do
+	"$bin" decide --quiet --corpus "$traces/live" --vram 8,12 --ensemble 2 --gtt-cost 0.1,4 \
+		--policies lru,fit,guard,window,window+guard,window-predict+admit --threads 2 \
+		$([ $m = every ] && echo --every-board) \
+		--json "$work/twin-$m.json" >"$work/twin-$m.txt" 2>&1 || bad "decide twins $m: $(cat "$work/twin-$m.txt")"
+done
+/usr/bin/python3 - "$work/twin-shared.json" "$work/twin-every.json" <<'PY' && ok || bad "decide: second twins"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["runs"] == b["runs"] and a["verdicts"] == b["verdicts"] and a["summary"] == b["summary"]
+assert b["replays"] == len(b["runs"]) > a["replays"] > 0, (a["replays"], b["replays"])
+PY
+
 # Cost files (docs/cost-file.md): the default file is the built-in costs; a measured file
 # changes the transfer time as the formula says; bad files get one line naming the field.
 costs=$src/costs/default.json

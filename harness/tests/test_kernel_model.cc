@@ -706,4 +706,68 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 	EXPECT_GT(fit_same, 0u); // runs that evict, where only the too-big count copies fit
 }
 
+// decide's second twins (docs/decision-table.md, "Run time"): a guarded rule's run is the
+// unguarded rule's where that run, observing the guard, says it would never have kept a BO;
+// predicted admission's run at any GTT charge is another charge's where that run never asked
+// the cost test. Both claims on every repository trace, at sizes that evict; each must also
+// be seen to fail to apply somewhere (a guard that acts, a charge that matters), or the test
+// proves nothing.
+TEST(KernelModel, SecondTwinsAreTheSameRunWhereTheirRepresentativeSaysSo)
+{
+	auto same = [](const KernelResult &a, const KernelResult &b) {
+		return a.bytes_to_vram() == b.bytes_to_vram() && a.bytes_from_vram() == b.bytes_from_vram() &&
+		       a.moves() == b.moves() && a.evictions() == b.evictions() &&
+		       a.gtt_access_bytes == b.gtt_access_bytes && a.digest == b.digest &&
+		       std::equal(a.per_frame.begin(), a.per_frame.end(), b.per_frame.begin(),
+		                  b.per_frame.end(), [](const KernelFrame &x, const KernelFrame &y) {
+			                  return x.bytes == y.bytes && x.moves == y.moves &&
+			                         x.gtt_access_bytes == y.gtt_access_bytes;
+		                  });
+	};
+	size_t guard_copies = 0, guard_acts = 0, charge_copies = 0, charge_matters = 0;
+	for (const KernelTrace &t : repository_traces()) {
+		for (uint64_t mib : {8, 32}) {
+			KernelConfig base;
+			base.vram = mib << 20;
+			base.per_frame = true;
+			for (const auto &[rule, guarded] :
+			     {std::pair{"fit", "guard"}, {"window", "window+guard"},
+			      {"window-idle", "window-idle+guard"}}) {
+				KernelConfig c = base, g = base;
+				apply_choice(kernel_choice(rule, 0), c);
+				apply_choice(kernel_choice(guarded, 0), g);
+				c.guard_observe = true;
+				const KernelResult a = simulate_kernel(t, c), b = simulate_kernel(t, g);
+				if (a.guard_observed == 0) {
+					EXPECT_TRUE(same(a, b)) << t.name << " at " << mib << " MiB with " << guarded;
+					EXPECT_EQ(b.guards, 0u) << t.name << " at " << mib << " MiB with " << guarded;
+					guard_copies += a.evict_allocs != 0;
+				} else {
+					EXPECT_GT(b.guards, 0u) << t.name << " at " << mib << " MiB with " << guarded;
+					guard_acts += !same(a, b);
+				}
+				c.guard_observe = false; // observing changes nothing
+				EXPECT_TRUE(same(a, simulate_kernel(t, c))) << t.name << " " << rule;
+			}
+			KernelConfig lo = base, hi = base;
+			apply_choice(kernel_choice("window-predict+admit", 0), lo);
+			apply_choice(kernel_choice("window-predict+admit", 0), hi);
+			lo.admit_gtt_permille = 20; // x0.1 of the default charge and far beyond x4
+			hi.admit_gtt_permille = 2000;
+			const KernelResult a = simulate_kernel(t, lo), b = simulate_kernel(t, hi);
+			if (a.admit_cost_tests == 0) {
+				EXPECT_TRUE(same(a, b)) << t.name << " at " << mib << " MiB";
+				EXPECT_EQ(b.admit_cost_tests, 0u) << t.name << " at " << mib << " MiB";
+				charge_copies += a.evict_allocs != 0;
+			} else {
+				charge_matters += !same(a, b);
+			}
+		}
+	}
+	EXPECT_GT(guard_copies, 0u);
+	EXPECT_GT(guard_acts, 0u);
+	EXPECT_GT(charge_copies, 0u);
+	EXPECT_GT(charge_matters, 0u);
+}
+
 } // namespace vramlab

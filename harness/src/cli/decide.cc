@@ -15,6 +15,7 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #ifdef VRAMLAB_HAVE_MPI
 #include <mpi.h>
@@ -51,6 +52,7 @@ struct Fig { // one (trace, VRAM size, policy, variation) run
 	uint64_t moved = 0, moves = 0, gtt_bytes = 0, evictions = 0;
 	uint64_t evict_allocs = 0, evict_allocs_too_big = 0; // KernelResult's: whether its
 	                                                      // eviction twins are this run
+	uint64_t guard_observed = 0, admit_cost_tests = 0;   // and its guard and charge twins
 	std::vector<Frame3> frames; // live traces only
 };
 
@@ -100,6 +102,16 @@ bool same_but_key(const KernelChoice &a, const KernelChoice &b)
 	return a.topdown_kib == b.topdown_kib && a.policy->topdown == b.policy->topdown &&
 	       a.policy->fit == b.policy->fit && a.policy->scan == b.policy->scan &&
 	       a.policy->budget == b.policy->budget;
+}
+
+// Two policies with the same rules, names and summaries aside (every KernelPolicy flag)
+bool same_rules(const KernelPolicy &a, const KernelPolicy &b)
+{
+	auto rules = [](const KernelPolicy &k) {
+		return std::tie(k.topdown, k.key, k.fit, k.scan, k.budget, k.prio, k.weigh, k.ends,
+		                k.idle, k.oracle, k.admit, k.guard, k.predict, k.predict_admit);
+	};
+	return rules(a) == rules(b);
 }
 
 nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more than stock
@@ -599,6 +611,43 @@ void run_decide(const DecideArgs &a)
 			return choices[p].policy->fit_only() ? r.evict_allocs_too_big != 0
 			                                     : r.evict_allocs != 0;
 		};
+		// Second twins, for an eviction rule its stock twin does not settle:
+		// - the thrash guard's runs are the unguarded rule's as long as the guard would not
+		//   have kept a BO yet (guard_observe: the same bookkeeping, not consulted; a cap
+		//   refusal changes nothing), so where it never would, they are that run. The
+		//   observation goes on the unguarded rule's run and on its stock twin's, whose run
+		//   the rule's may be a copy of;
+		// - predicted admission at another GTT charge is its first charge's run where that
+		//   run never asked the cost test (the one place the charge enters).
+		std::vector<size_t> rep2(P);
+		std::vector<char> observe(P, 0);
+		for (size_t p = 0; p < P; p++) {
+			rep2[p] = p;
+			if (run_as[p] != p || rep[p] == p || a.every_board)
+				continue;
+			const KernelPolicy &pp = *choices[p].policy;
+			for (size_t q = 0; q < P && rep2[p] == p; q++) {
+				if (q == p || run_as[q] != q || rep[q] == q ||
+				    choices[q].stock != choices[p].stock ||
+				    choices[q].topdown_kib != choices[p].topdown_kib || source[q] != source[p])
+					continue;
+				const KernelPolicy &qp = *choices[q].policy;
+				if (pp.guard) {
+					KernelPolicy without = pp;
+					without.guard = false;
+					if (same_rules(without, qp) && gtt_permille[q] == gtt_permille[p])
+						rep2[p] = q;
+				} else if (pp.reads_gtt_cost() && &qp == &pp && q < p &&
+				           gtt_permille[q] != gtt_permille[p]) {
+					rep2[p] = q; // the first charge comes first
+				}
+			}
+			if (rep2[p] != p && pp.guard)
+				observe[rep2[p]] = observe[rep[rep2[p]]] = 1;
+		}
+		auto second_replays = [&](size_t p, const Fig &r) {
+			return choices[p].policy->guard ? r.guard_observed != 0 : r.admit_cost_tests != 0;
+		};
 		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
 			const uint32_t per = kt.synthesized ? vars[v].period_ms : 1;
@@ -676,10 +725,11 @@ void run_decide(const DecideArgs &a)
 				if (!err.empty())
 					throw TraceError(m.name + ": " + err);
 			}
-			// the representatives (and what has none) first, then what their runs leave
-			std::vector<Task> first, twins;
+			// the representatives (and what has none) first, then what their runs leave, then
+			// the second twins
+			std::vector<Task> first, twins, twins2;
 			for (const Task &k : plans[pi].tasks)
-				(rep[k.p] == k.p ? first : twins).push_back(k);
+				(rep[k.p] == k.p ? first : rep2[k.p] == k.p ? twins : twins2).push_back(k);
 			std::vector<Task> tasks = std::move(first);
 			std::mutex mu;
 			std::string err;
@@ -691,6 +741,7 @@ void run_decide(const DecideArgs &a)
 				if (gtt_permille[k.p])
 					c.admit_gtt_permille = gtt_permille[k.p];
 				c.pinned = pinned_for(vars[k.v], c.vram);
+				c.guard_observe = observe[k.p];
 				c.per_frame = !m.frame_cpu_us.empty();
 				Fig f;
 				try {
@@ -705,6 +756,8 @@ void run_decide(const DecideArgs &a)
 					f.evictions = r.evictions();
 					f.evict_allocs = r.evict_allocs;
 					f.evict_allocs_too_big = r.evict_allocs_too_big;
+					f.guard_observed = r.guard_observed;
+					f.admit_cost_tests = r.admit_cost_tests;
 					// per_frame[0] is before the first FRAME: frame n ends at FRAME n
 					for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
 						f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
@@ -730,6 +783,20 @@ void run_decide(const DecideArgs &a)
 					else
 						figs[at(ti, k.s, k.p, k.v)] = r;
 				total -= twins.size() - tasks.size();
+				parallel_for_each(tasks.size(), threads, run);
+				replays += tasks.size();
+			}
+			if (err.empty()) {
+				tasks.clear();
+				for (const Task &k : twins2)
+					if (const Fig &r = figs[at(ti, k.s, rep[k.p], k.v)]; !twin_replays(k.p, r))
+						figs[at(ti, k.s, k.p, k.v)] = r;
+					else if (const Fig &r2 = figs[at(ti, k.s, rep2[k.p], k.v)];
+					         !second_replays(k.p, r2))
+						figs[at(ti, k.s, k.p, k.v)] = r2;
+					else
+						tasks.push_back(k);
+				total -= twins2.size() - tasks.size();
 				parallel_for_each(tasks.size(), threads, run);
 				replays += tasks.size();
 			}
@@ -1062,7 +1129,10 @@ void run_decide(const DecideArgs &a)
 	                     "policy on a trace that sends no scores is its placement's, 6.14+fix on "
 	                     "one without duplicate relocations 6.12's, an eviction rule where stock "
 	                     "eviction on the same kernel and placement never reached what the rule "
-	                     "changes (the fit rule: a BO larger than VRAM) that run, "
+	                     "changes (the fit rule: a BO larger than VRAM) that run, the "
+	                     "thrash guard's where it would never have kept a BO the unguarded "
+	                     "rule's, predicted admission's at another GTT charge where its first "
+	                     "charge never asked the cost test that one's, "
 	                     "a board that pins what another pins at that size that board's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",

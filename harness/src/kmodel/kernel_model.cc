@@ -125,7 +125,7 @@ public:
 	      threshold_(c.vram, c.budget, c.budget_mbps, c.budget_cap_ms),
 	      guard_(c.guard_params, c.vram / kPage)
 	{
-		if (c.guard)
+		if (track_guard_)
 			guard_.grow(bos);
 		if (c.future)
 			next_use_.resize(bos);
@@ -145,7 +145,7 @@ public:
 			                            "and admission counts 1 or 2 reads");
 		if (c.admit_oracle && !c.window_oracle)
 			throw std::invalid_argument("clairvoyant admission needs the clairvoyant window");
-		if (c.guard && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
+		if ((c.guard || c.guard_observe) && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
 		                c.guard_params.within_ms < 1 || c.guard_params.within_ms > 60000 ||
 		                c.guard_params.hold_ms < 1 || c.guard_params.hold_ms > 600000 ||
 		                c.guard_params.cap_pct < 1 || c.guard_params.cap_pct > 90))
@@ -203,7 +203,7 @@ public:
 			const size_t n = std::max<size_t>(size_t(id) + 1, bo_.size() * 2);
 			bo_.resize(n);
 			order_.grow(n);
-			if (c_.guard)
+			if (track_guard_)
 				guard_.grow(n);
 			if (c_.future)
 				next_use_.resize(n);
@@ -328,7 +328,7 @@ private:
 				return false;
 			}
 		}
-		if (c_.guard)
+		if (track_guard_)
 			guard_.expire(now_us_);
 		if (c_.window_oracle)
 			return oracle_evict(id);
@@ -354,7 +354,7 @@ private:
 	}
 	void evict(uint32_t v)
 	{
-		if (c_.guard)
+		if (track_guard_)
 			guard_.evicted(v, now_us_);
 		if (c_.observer) [[unlikely]]
 			extra_[v].out = true;
@@ -588,8 +588,11 @@ private:
 				        bo_[v].pages, reuse_[v].predicted_next(r_.cs) - r_.cs);
 				victim_pages += bo_[v].pages;
 			}
-		return reuse_[id].bypass(r_.cs, bo_[id].pages, victims_rate, victim_pages,
-		                         gtt_permille_, c_.admit_reads);
+		if (!reuse_[id].rate_test(r_.cs, bo_[id].pages, victims_rate))
+			return false;
+		r_.admit_cost_tests++; // the one test the card's GTT charge enters
+		return ReuseEstimate::cost_test(bo_[id].pages, victim_pages, gtt_permille_,
+		                                c_.admit_reads);
 	}
 
 	// The observer's view of one decision: belady_ holds every evictable BO; a placed one
@@ -646,7 +649,7 @@ private:
 		b.mem = MemVram;
 		lru_add(id);
 		account(id, from, MemVram, false);
-		if (c_.guard && from == MemGtt) [[unlikely]]
+		if (track_guard_ && from == MemGtt) [[unlikely]]
 			guard_.returned(id, b.pages, now_us_);
 		if (c_.observer && extra_[id].out) [[unlikely]] {
 			extra_[id].out = false;
@@ -701,7 +704,7 @@ public:
 			return; // its create was refused
 		if (b.mem == MemVram)
 			vram_free(id);
-		if (c_.guard)
+		if (track_guard_)
 			guard_.gone(id);
 		b.mem = kNowhere;
 		r_.destroys++;
@@ -910,8 +913,12 @@ private:
 	// The transfer time of the counters so far (cheap: no walk over the BOs).
 	void derive()
 	{
-		r_.guards = guard_.guards;
-		r_.guard_refusals = guard_.cap_refusals;
+		if (c_.guard) {
+			r_.guards = guard_.guards;
+			r_.guard_refusals = guard_.cap_refusals;
+		} else {
+			r_.guard_observed = guard_.guards;
+		}
 		const KernelCounters &v = r_.mem[MemVram];
 		const uint64_t moved = r_.vram_in_from_gtt_bytes + v.bytes_out;
 		r_.transfer_us = transfer_time_us(moved, r_.moves(), r_.gtt_access_bytes, c_.pcie_gbps, c_);
@@ -972,6 +979,8 @@ private:
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
 	bool may_decline_ = false;
 	uint32_t visited_ = 0; // LRU entries gather_candidates() visited, obstacles included
+	// the thrash guard's bookkeeping: for the guard, or to say where it would first act
+	const bool track_guard_ = c_.guard || c_.guard_observe;
 	const uint32_t gtt_permille_ =
 	        c_.admit_gtt_permille ? c_.admit_gtt_permille : gtt_read_permille(c_);
 };

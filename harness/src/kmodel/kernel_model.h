@@ -159,6 +159,9 @@ struct KernelConfig {
 	// in a row, stays resident for a while. Model only.
 	bool guard = false;
 	ThrashGuardParams guard_params;
+	// The guard's bookkeeping without the guard (decide): the run is the guard's twin's as
+	// long as KernelResult::guard_observed stays 0. Model only.
+	bool guard_observe = false;
 	// The time-based move budget (ttm_move_budget, amdgpu's design): budget_mbps MB/s of
 	// submission time (1 MB/s = 1 byte/us) accumulate, at most budget_cap_ms of them, and
 	// every byte moved is debited (debt allowed); a BO is moved to its preferred domain only
@@ -207,6 +210,11 @@ struct KernelResult {
 	uint64_t window_idle = 0;          // windows the idle-only scan found (idle_ms)
 	uint64_t admit_bypasses = 0;       // BOs clairvoyant admission left in GTT
 	uint64_t guards = 0, guard_refusals = 0; // BOs the thrash guard kept; cap reached
+	// Where decide may copy a run instead of replaying it: with guard_observe, the BOs the
+	// guard would have kept (not 0: the guarded run differs from here on); with predicted
+	// admission, the decisions where its cost test was asked (0: every GTT charge gives this
+	// run)
+	uint64_t guard_observed = 0, admit_cost_tests = 0;
 	uint64_t gtt_accesses = 0, gtt_access_bytes = 0; // CS buffers in GTT after validation
 	uint64_t stamp = 0;                // rdev->bo_use_stamp at the end
 	uint64_t digest = 0;               // FNV-1a of every live BO's (id, mem type, start page)
@@ -300,6 +308,7 @@ KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const K
 // Placement x eviction, as radeon.topdown_threshold and radeon.bo_score set them
 // (kernel_policies.cc): lru, minmax, key, minmax+key.
 struct KernelPolicy {
+	// (a new flag goes into same_rules() in cli/decide.cc too)
 	const char *name, *summary;
 	bool topdown, key; // placement: min-max at the threshold; eviction: by key
 	bool fit = false;  // no eviction for a BO larger than VRAM (the series; stock flushes)

@@ -95,10 +95,20 @@ struct ReuseEstimate {
 	bool bypass(uint64_t now, uint64_t pages, uint64_t victims_rate, uint64_t victim_pages,
 	            uint32_t gtt_permille, uint32_t reads = 2) const
 	{
+		return rate_test(now, pages, victims_rate) &&
+		       cost_test(pages, victim_pages, gtt_permille, reads);
+	}
+	// The two tests apart (the kernel model counts how often the cost test is asked)
+	bool rate_test(uint64_t now, uint64_t pages, uint64_t victims_rate) const
+	{
 		ReuseEstimate e = *this;
 		e.used(now);
-		return rate(pages, e.predicted_next(now) - now) < victims_rate &&
-		       reads * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
+		return rate(pages, e.predicted_next(now) - now) < victims_rate;
+	}
+	static bool cost_test(uint64_t pages, uint64_t victim_pages, uint32_t gtt_permille,
+	                      uint32_t reads)
+	{
+		return reads * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
 	}
 	// Pages per submission, in 1/65536ths, of a BO predicted back in `distance` submissions
 	static uint64_t rate(uint64_t pages, uint64_t distance)
