@@ -450,6 +450,18 @@ assert a["runs"] == b["runs"] and a["verdicts"] == b["verdicts"]
 assert b["replays"] == len(b["runs"]) > a["replays"] > 0, (a["replays"], b["replays"])
 PY
 
+# A key policy on a trace without scores is its placement's run, the one whose other rules are
+# all the same: window+key is window, not the window rule listed last
+"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --vram 16 --ensemble 1 --gtt-cost 1 \
+	--policies lru,window,window+key,window-idle --threads 1 --json "$work/wk.json" >"$work/wk.txt" 2>&1 ||
+	bad "decide window+key: $(cat "$work/wk.txt")"
+/usr/bin/python3 - "$work/wk.json" <<'PY' && ok || bad "decide: window+key without scores is window"
+import json, sys
+runs = {r["policy"]: {k: v for k, v in r.items() if k != "policy"} for r in json.load(open(sys.argv[1]))["runs"]}
+assert runs["window+key"] == runs["window"], runs
+assert runs["window-idle"] != runs["window"], runs
+PY
+
 # The second twins: the thrash guard's runs copied from the unguarded rule's where the guard
 # would never have kept a BO, predicted admission's at another GTT charge from its first
 # charge's where that never asked the cost test; --every-board replays them all

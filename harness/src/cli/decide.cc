@@ -95,15 +95,6 @@ bool has_duplicate_relocs(const KernelTrace &t)
 
 double ratio(double x, double base) { return base > 0 ? x / base : x > 0 ? 2.0 : 1.0; }
 
-// Two choices that differ at most in the order scores give (without scores, key order and
-// priority order are LRU order).
-bool same_but_key(const KernelChoice &a, const KernelChoice &b)
-{
-	return a.topdown_kib == b.topdown_kib && a.policy->topdown == b.policy->topdown &&
-	       a.policy->fit == b.policy->fit && a.policy->scan == b.policy->scan &&
-	       a.policy->budget == b.policy->budget;
-}
-
 // Two policies with the same rules, names and summaries aside (every KernelPolicy flag)
 bool same_rules(const KernelPolicy &a, const KernelPolicy &b)
 {
@@ -112,6 +103,17 @@ bool same_rules(const KernelPolicy &a, const KernelPolicy &b)
 		                k.idle, k.oracle, k.admit, k.guard, k.predict, k.predict_admit);
 	};
 	return rules(a) == rules(b);
+}
+
+// Two choices that differ at most in the order scores give (without scores, key order and
+// priority order are LRU order); every other rule the same (comparing fewer flags took
+// window+key, on a trace without scores, for whichever window rule came last in the list:
+// window-predict in decide-all's tables before 2026-11-30)
+bool same_but_key(const KernelChoice &a, const KernelChoice &b)
+{
+	KernelPolicy x = *a.policy, y = *b.policy;
+	x.key = y.key = x.prio = y.prio = false;
+	return a.topdown_kib == b.topdown_kib && same_rules(x, y);
 }
 
 nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more than stock
