@@ -13,9 +13,9 @@
 #                 corpus (and its clean part) and the live corpus, ensembles of 16 boards,
 #                 six cost bands; table, JSON and an HTML page (harness/build/decide/)
 #                 (COST=FILE: with a cost file's costs, harness/docs/cost-file.md)
-#   make decide-all  every candidate rule of the kernel model (20 policies and 6.14's stock),
+#   make decide-all  every candidate rule of the kernel model (22 policies and 6.14's stock),
 #                 the card classes' bands (GTT charge x0.1 to x4), ensembles of 4: the search's
-#                 screening table, about 15 min
+#                 screening table (16 boards: make bench-decide, 30 min; docs/decision-table.md)
 #   make train    train the scoring network (about an hour: GA, then NLopt ESCH on the same
 #                 budget) and evaluate it on the validation traces (harness/docs/training.md)
 
@@ -168,7 +168,7 @@ DECIDE_ALL_POLICIES ?= lru,6.14+fix:lru,minmax,key,minmax+key,fit,window,6.14:wi
 	6.14+fix:window,budget,window+budget,minmax+window+budget,window+key,window+budget+key,\
 	window-weigh,window-ends,window-idle,guard,window+guard,window-idle+guard,window-predict,\
 	window-predict+admit
-# Ensembles of 4: the search's screening table, about 15 min on 2 cores; a rule it shortlists
+# Ensembles of 4: the search's screening table; a rule it shortlists
 # gets its verdict from `make decide` (16 boards) with DECIDE_POLICIES
 DECIDE_ALL_ENSEMBLE ?= 4
 DECIDE_ALL_DIR  := $(BUILD)/decide-all
