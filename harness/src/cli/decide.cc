@@ -15,7 +15,6 @@
 #include <string_view>
 #include <nlohmann/json.hpp>
 #include <thread>
-#include <tuple>
 #include <unistd.h>
 #ifdef VRAMLAB_HAVE_MPI
 #include <mpi.h>
@@ -95,16 +94,6 @@ bool has_duplicate_relocs(const KernelTrace &t)
 
 double ratio(double x, double base) { return base > 0 ? x / base : x > 0 ? 2.0 : 1.0; }
 
-// Two policies with the same rules, names and summaries aside (every KernelPolicy flag)
-bool same_rules(const KernelPolicy &a, const KernelPolicy &b)
-{
-	auto rules = [](const KernelPolicy &k) {
-		return std::tie(k.topdown, k.key, k.fit, k.scan, k.budget, k.prio, k.weigh, k.ends,
-		                k.idle, k.oracle, k.admit, k.guard, k.predict, k.predict_admit);
-	};
-	return rules(a) == rules(b);
-}
-
 // Two choices that differ at most in the order scores give (without scores, key order and
 // priority order are LRU order); every other rule the same (comparing fewer flags took
 // window+key, on a trace without scores, for whichever window rule came last in the list:
@@ -113,7 +102,7 @@ bool same_but_key(const KernelChoice &a, const KernelChoice &b)
 {
 	KernelPolicy x = *a.policy, y = *b.policy;
 	x.key = y.key = x.prio = y.prio = false;
-	return a.topdown_kib == b.topdown_kib && same_rules(x, y);
+	return a.topdown_kib == b.topdown_kib && x.rules() == y.rules();
 }
 
 nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more than stock
@@ -637,7 +626,7 @@ void run_decide(const DecideArgs &a)
 				if (pp.guard) {
 					KernelPolicy without = pp;
 					without.guard = false;
-					if (same_rules(without, qp) && gtt_permille[q] == gtt_permille[p])
+					if (without.rules() == qp.rules() && gtt_permille[q] == gtt_permille[p])
 						rep2[p] = q;
 				} else if (pp.reads_gtt_cost() && &qp == &pp && q < p &&
 				           gtt_permille[q] != gtt_permille[p]) {

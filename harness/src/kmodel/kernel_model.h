@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kmodel/kernel_trace.h"
@@ -308,7 +309,6 @@ KernelResult simulate_kernel(const KernelTrace &t, const Submissions &s, const K
 // Placement x eviction, as radeon.topdown_threshold and radeon.bo_score set them
 // (kernel_policies.cc): lru, minmax, key, minmax+key.
 struct KernelPolicy {
-	// (a new flag goes into same_rules() in cli/decide.cc too)
 	const char *name, *summary;
 	bool topdown, key; // placement: min-max at the threshold; eviction: by key
 	bool fit = false;  // no eviction for a BO larger than VRAM (the series; stock flushes)
@@ -323,6 +323,13 @@ struct KernelPolicy {
 	bool predict = false; // the predicted window (reuse.h)
 	bool predict_admit = false; // ... and predicted admission
 	bool scored() const { return key || prio; } // eviction order uses the scores
+	// Every rule flag, names and summaries aside: two policies with equal rules() are one
+	// policy (a new flag goes here)
+	auto rules() const
+	{
+		return std::tie(topdown, key, fit, scan, budget, prio, weigh, ends, idle, oracle, admit,
+		                guard, predict, predict_admit);
+	}
 	// Its decisions read the card's GTT read cost (KernelConfig::admit_gtt_permille): decide
 	// runs it once per GTT charge of its cost bands
 	bool reads_gtt_cost() const { return predict_admit; }

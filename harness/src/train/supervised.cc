@@ -15,8 +15,8 @@ namespace vramlab {
 
 namespace {
 
-// The parameters' layout (mlp.h): the output neuron's weights, then its bias
-constexpr int kInW = kMlpInW, kInB = kMlpInB, kHid = kMlpHid, kOutW = kMlpOut, kOutB = kMlpOut + 9;
+// The output neuron's bias, after its 9 weights (mlp.h's layout)
+constexpr int kMlpOutB = kMlpOut + 9;
 
 // smootherstep of docs/score.md and its derivative, in double
 inline double smooth(double x, double &d)
@@ -41,15 +41,15 @@ double loss_part(const FitSet &s, const double *p, size_t lo, size_t hi, double 
 	for (size_t r = lo; r < hi; r++) {
 		const auto &x = s.x[r];
 		for (int i = 0; i < kMlpInputs; i++)
-			a[i] = smooth(p[kInW + i] * x[i] + p[kInB + i], da[i]);
-		double z = p[kOutB];
+			a[i] = smooth(p[kMlpInW + i] * x[i] + p[kMlpInB + i], da[i]);
+		double z = p[kMlpOutB];
 		for (int j = 0; j < kMlpInputs; j++) {
-			const double *w = p + kHid + j * 10;
+			const double *w = p + kMlpHid + j * 10;
 			double u = w[9];
 			for (int i = 0; i < kMlpInputs; i++)
 				u += w[i] * a[i];
 			h[j] = smooth(u, dh[j]);
-			z += p[kOutW + j] * h[j];
+			z += p[kMlpOut + j] * h[j];
 		}
 		// the output past [0, 1] continued as a parabola (o = 1 + (z - 1)^2 above,
 		// -z^2 below): the same network inside, and a gradient back toward the targets
@@ -69,15 +69,15 @@ double loss_part(const FitSet &s, const double *p, size_t lo, size_t hi, double 
 		if (!g || dz == 0)
 			continue;
 		const double gz = 2 * s.w[r] * e * dz; // d loss / d z
-		g[kOutB] += gz;
+		g[kMlpOutB] += gz;
 		double ga[kMlpInputs] = {};
 		for (int j = 0; j < kMlpInputs; j++) {
-			g[kOutW + j] += gz * h[j];
-			const double gu = gz * p[kOutW + j] * dh[j];
+			g[kMlpOut + j] += gz * h[j];
+			const double gu = gz * p[kMlpOut + j] * dh[j];
 			if (gu == 0)
 				continue;
-			double *gw = g + kHid + j * 10;
-			const double *w = p + kHid + j * 10;
+			double *gw = g + kMlpHid + j * 10;
+			const double *w = p + kMlpHid + j * 10;
 			gw[9] += gu;
 			for (int i = 0; i < kMlpInputs; i++) {
 				gw[i] += gu * a[i];
@@ -86,8 +86,8 @@ double loss_part(const FitSet &s, const double *p, size_t lo, size_t hi, double 
 		}
 		for (int i = 0; i < kMlpInputs; i++) {
 			const double gv = ga[i] * da[i];
-			g[kInW + i] += gv * x[i];
-			g[kInB + i] += gv;
+			g[kMlpInW + i] += gv * x[i];
+			g[kMlpInB + i] += gv;
 		}
 	}
 	return sum;
@@ -209,16 +209,16 @@ FitResult fit_scores(const FitSet &s, const FitConfig &c,
 	std::mt19937_64 rng(c.seed);
 	std::uniform_real_distribution<double> u(-1.0 / 3, 1.0 / 3);
 	for (int i = 0; i < kMlpInputs; i++) {
-		p[kInW + i] = 1;
-		p[kInB + i] = 0.25;
+		p[kMlpInW + i] = 1;
+		p[kMlpInB + i] = 0.25;
 	}
 	for (int j = 0; j < kMlpInputs; j++) {
 		for (int i = 0; i < kMlpInputs; i++)
-			p[kHid + j * 10 + i] = u(rng);
-		p[kHid + j * 10 + 9] = 0.5;
-		p[kOutW + j] = u(rng);
+			p[kMlpHid + j * 10 + i] = u(rng);
+		p[kMlpHid + j * 10 + 9] = 0.5;
+		p[kMlpOut + j] = u(rng);
 	}
-	p[kOutB] = 0.5;
+	p[kMlpOutB] = 0.5;
 	auto to_mlp = [](const std::array<double, kMlpParams> &q) {
 		Mlp m;
 		for (int i = 0; i < kMlpParams; i++)
