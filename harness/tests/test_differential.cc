@@ -58,13 +58,14 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 }
 
 // The series' new mechanisms against their naive versions: the fit rule (stock flushes),
-// window eviction (bounded, with and without the cold rule) and the move budget.
+// window eviction (bounded, with and without the cold rule), the move budget, the
+// clairvoyant and the predicted window.
 TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 {
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
-			for (int mode = 0; mode < 9; mode++) {
+			for (int mode = 0; mode < 10; mode++) {
 				KernelConfig c;
 				c.vram = vram;
 				c.topdown_kib = seed % 3 == 0 ? 16 : 0;
@@ -86,7 +87,19 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				                  uint32_t(1 + seed % 11), uint32_t(10 + seed % 80)};
 				c.window_oracle = mode == 8;
 				c.admit_oracle = mode == 8 && seed % 2;
-				c.scan_max = mode == 3 ? 2 : 1024;
+				// 9: the predicted window (its candidates kept between the evictions of a
+				// submission where nothing else moved the LRU: the naive starts over every
+				// time), with admission on odd seeds, bounded at 2 or 5 entries on some
+				c.window_predict = mode == 9;
+				c.admit_predict = mode == 9 && seed % 2;
+				c.predict_size_exp2 = uint32_t(seed % 3);
+				c.predict_nofit_walk = mode == 9 && seed % 5 == 3;
+				c.admit_reads = 1 + uint32_t(seed / 2 % 2);
+				c.admit_gtt_permille = uint32_t(seed * 37 % 3000);
+				c.guard = c.guard || (mode == 9 && seed % 7 == 0);
+				c.scan_max = mode == 3 || (mode == 9 && seed % 6 == 1) ? 2
+				             : mode == 9 && seed % 6 == 4              ? 5
+				                                                       : 1024;
 				c.window_weigh = mode == 6 || (mode == 3 && seed % 2); // the lightest window
 				c.window_ends = c.window_weigh && seed % 3 == 1;       // of the two ends
 				c.cold_ms = mode == 4 ? uint32_t(seed % 4) : UINT32_MAX;

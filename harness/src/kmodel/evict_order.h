@@ -4,6 +4,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "kmodel/kernel_model.h"
@@ -134,6 +135,24 @@ public:
 				if (f(i))
 					return true;
 			}
+		}
+		return false;
+	}
+
+	// A plain LRU (no keys, no levels: one list) from entry `id` on, as walk() goes; head() is
+	// its first entry. The predicted window resumes its scan there (kernel_model.cc).
+	uint32_t head() const
+	{
+		if (by_key_ || levels_)
+			throw std::logic_error("EvictOrder::head(): not a plain LRU");
+		return settled_.head;
+	}
+	template <class F> bool walk_from(uint32_t id, F &&f)
+	{
+		for (uint32_t i = id, n; i != kNone; i = n) {
+			n = next_[i];
+			if (f(i))
+				return true;
 		}
 		return false;
 	}

@@ -241,12 +241,23 @@ private:
 	{
 		return c_.bo_priority ? bo_[id].priority : c_.bo_score ? bo_[id].evict_key : 0;
 	}
-	void lru_add(uint32_t id) { order_.add(id, lru_key(id)); }
-	void lru_del(uint32_t id) { order_.del(id); }
+	void lru_add(uint32_t id)
+	{
+		order_.add(id, lru_key(id));
+		if (keep_.collect && keep_.cs_no == cs_no_) [[unlikely]]
+			keep_.appended.push_back(id);
+	}
+	void lru_del(uint32_t id)
+	{
+		order_.del(id);
+		lru_changes_++;
+	}
 	void lru_tail(uint32_t id) // ttm_bo_move_to_lru_tail()
 	{
-		if (bo_[id].mem == MemVram)
+		if (bo_[id].mem == MemVram) {
 			order_.to_tail(id, lru_key(id));
+			lru_changes_++;
+		}
 	}
 
 	bool vram_alloc(uint32_t id)
@@ -483,12 +494,87 @@ private:
 		return bounded;
 	}
 
-	// belady_ sorted (latest first) into the drm_mm scan until a span holds BO id: where the
+	// gather_candidates() in Belady's order (latest key first, then LRU rank). Where keep_on_
+	// allows, a later eviction of the same submission goes on from the last one instead of
+	// starting over: within radeon_bo_list_validate() the keys stand still (the clock, each
+	// BO's estimate and its next use move before or after the list), so do the reservations,
+	// and the LRU only loses the windows' victims (forget_victims()) and gains the placed BOs
+	// at its tail. The kept candidates are still in order; the entries the bound now reaches
+	// lie after all of them, so they are sorted apart and merged. Any other change to the LRU
+	// (lru_changes_) starts over. (44% of penumbra1's predicted scans at 32 MiB follow one of
+	// the same submission: docs/models.md, issue 49.)
+	template <class KeyOf> bool gather_sorted(uint32_t bound, KeyOf key_of)
+	{
+		if (!keep_on_) {
+			const bool bounded = gather_candidates(bound, key_of);
+			sort_belady(belady_, belady_scratch_);
+			return bounded;
+		}
+		if (!keep_.live || keep_.cs_no != cs_no_ || keep_.lru_changes != lru_changes_) {
+			belady_.clear();
+			visited_ = 0;
+			keep_.next_rank = 0;
+			keep_.stop = order_.head();
+			keep_.collect = false;
+			keep_.appended.clear();
+		}
+		fresh_.clear();
+		bool bounded = false;
+		const auto visit = [&](uint32_t v) {
+			if (visited_ == bound) {
+				bounded = true;
+				keep_.stop = v;
+				return true;
+			}
+			if (!stays(v))
+				fresh_.push_back({key_of(v), keep_.next_rank, v});
+			keep_.next_rank++;
+			visited_++;
+			return false;
+		};
+		if (keep_.collect) { // the last walk reached the tail: what was added since follows
+			for (uint32_t v : keep_.appended)
+				if (visit(v))
+					break; // the entries after keep_.stop are the LRU's from there
+			keep_.appended.clear();
+			keep_.collect = !bounded;
+		} else if (!order_.walk_from(keep_.stop, visit)) {
+			keep_.collect = true;
+		}
+		sort_belady(fresh_, belady_scratch_);
+		if (belady_.empty()) {
+			belady_.swap(fresh_);
+		} else if (!fresh_.empty()) {
+			merged_.resize(belady_.size() + fresh_.size());
+			std::merge(belady_.begin(), belady_.end(), fresh_.begin(), fresh_.end(),
+			           merged_.begin(), belady_before);
+			belady_.swap(merged_);
+		}
+		keep_.live = true;
+		keep_.cs_no = cs_no_;
+		keep_.lru_changes = lru_changes_;
+		return bounded;
+	}
+	// After a window's victims left: the kept candidates without them (they lie among the
+	// first scanned_.size(), and were visited)
+	void forget_victims()
+	{
+		if (!keep_on_)
+			return;
+		const auto first = belady_.begin(), last = first + ptrdiff_t(scanned_.size());
+		const auto kept = std::remove_if(first, last, [&](const BeladyCandidate &c) {
+			return bo_[c.id].mem != MemVram;
+		});
+		visited_ -= uint32_t(last - kept);
+		belady_.erase(kept, last);
+		keep_.lru_changes = lru_changes_;
+	}
+
+	// belady_ (in Belady's order) into the drm_mm scan until a span holds BO id: where the
 	// window starts (its end for a top-down BO), UINT64_MAX if none; scanned_ the candidates
 	// added. The clairvoyant and the predicted window share it.
 	uint64_t first_span_in_order(uint32_t id)
 	{
-		sort_belady(belady_, belady_scratch_);
 		const uint64_t size = bo_[id].pages;
 		scan_.begin(mm_.size());
 		scanned_.clear();
@@ -509,7 +595,7 @@ private:
 	// domains).
 	bool oracle_evict(uint32_t id)
 	{
-		gather_candidates(UINT32_MAX, [&](uint32_t v) { return next_use_[v]; });
+		gather_sorted(UINT32_MAX, [&](uint32_t v) { return next_use_[v]; });
 		const uint64_t size = bo_[id].pages;
 		const uint64_t at = first_span_in_order(id);
 		if (at == UINT64_MAX) {
@@ -536,6 +622,7 @@ private:
 		r_.windows++;
 		for (uint32_t v : victims_)
 			evict(v);
+		forget_victims();
 		place_at(id, at);
 		return true;
 	}
@@ -546,7 +633,7 @@ private:
 	// them holds the BO.
 	Scan predict_evict(uint32_t id)
 	{
-		const bool bounded = gather_candidates(c_.scan_max, [&](uint32_t v) {
+		const bool bounded = gather_sorted(c_.scan_max, [&](uint32_t v) {
 			return reuse_[v].victim_key_over(r_.cs, c_.predict_size_exp2, key_div_[v]);
 		});
 		const uint64_t size = bo_[id].pages;
@@ -571,6 +658,7 @@ private:
 		for (uint32_t v : scanned_)
 			if (in_window(v, at, size))
 				evict(v);
+		forget_victims();
 		place_at(id, at);
 		return Scan::Fit;
 	}
@@ -979,6 +1067,21 @@ private:
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
 	bool may_decline_ = false;
 	uint32_t visited_ = 0; // LRU entries gather_candidates() visited, obstacles included
+	// gather_sorted()'s state between the evictions of one submission: the submission
+	// (cs_no_) and lru_changes_ it holds for, the first LRU entry not visited, and once the
+	// walk reached the tail (collect), the BOs added at the tail since. Not with the thrash
+	// guard (stays() moves with the clock), a key order (an add may not go to the tail) or an
+	// observer (it is told each candidate's LRU rank).
+	struct Keep {
+		bool live = false, collect = false;
+		uint64_t cs_no = 0, lru_changes = 0;
+		uint32_t stop = EvictOrder::kNone, next_rank = 0;
+		std::vector<uint32_t> appended;
+	} keep_;
+	uint64_t lru_changes_ = 0; // LRU removals and tail moves
+	std::vector<BeladyCandidate> fresh_, merged_;
+	const bool keep_on_ = (c_.window_predict || c_.window_oracle) && !c_.guard && !c_.bo_score &&
+	                      !c_.bo_priority && !c_.observer;
 	// the thrash guard's bookkeeping: for the guard, or to say where it would first act
 	const bool track_guard_ = c_.guard || c_.guard_observe;
 	const uint32_t gtt_permille_ =

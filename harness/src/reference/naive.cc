@@ -4,6 +4,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "kmodel/reuse.h"
 #include "sim/cost.h"
 
 namespace vramlab {
@@ -256,9 +257,12 @@ struct NaiveKernel {
 	uint64_t guarded_pages = 0;
 	uint64_t next_cs = 0; // the clairvoyant rules: the first submission still to come
 	std::vector<B> bo;
+	std::vector<ReuseEstimate> reuse; // the predicted window: each BO's estimate, as reuse.h says
+	bool may_decline = false;         // predicted admission may leave this BO in GTT
 	KernelResult r;
 
-	NaiveKernel(const KernelTrace &t_, const KernelConfig &c_) : t(t_), c(c_), bo(t_.size.size())
+	NaiveKernel(const KernelTrace &t_, const KernelConfig &c_)
+	    : t(t_), c(c_), bo(t_.size.size()), reuse(t_.size.size())
 	{
 		if (c.vram / kPage)
 			holes.push_back({0, c.vram / kPage, ++hole_seq});
@@ -425,7 +429,11 @@ struct NaiveKernel {
 				}
 		if (c.window_oracle)
 			return belady(id);
-		if (c.scan) {
+		if (c.window_predict) {
+			const int w = predicted(id);
+			if (w >= 0)
+				return w == 1;
+		} else if (c.scan) {
 			const int w = window(id);
 			if (w >= 0)
 				return w == 1;
@@ -500,6 +508,65 @@ struct NaiveKernel {
 		bo[id].start = hit;
 		used += size;
 		return true;
+	}
+
+	// The predicted window: the first scan_max entries of the eviction order (obstacles
+	// count), the evictable ones sorted by ReuseEstimate::victim_key() (latest first, ties in
+	// the walk's order), removed one by one until the stretch around the last one holds the
+	// BO; predicted admission as ReuseEstimate::bypass() states it. Everything from scratch at
+	// every eviction. 1: placed, 0: nothing evicted, -1: the walk.
+	int predicted(uint32_t id)
+	{
+		const uint64_t size = bo[id].pages;
+		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		const std::vector<uint32_t> order = eviction_order();
+		const size_t seen = std::min<size_t>(order.size(), c.scan_max);
+		std::vector<uint32_t> cand;
+		for (size_t i = 0; i < seen; i++)
+			if (!stays(order[i]))
+				cand.push_back(order[i]);
+		const auto key = [&](uint32_t v) {
+			return reuse[v].victim_key(r.cs, bo[v].pages, c.predict_size_exp2);
+		};
+		std::stable_sort(cand.begin(), cand.end(),
+		                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
+		std::vector<uint32_t> removed;
+		uint64_t hit = UINT64_MAX;
+		for (size_t i = 0; i < cand.size() && hit == UINT64_MAX; i++) {
+			removed.push_back(cand[i]);
+			hit = stretch(removed, size, high);
+		}
+		if (hit == UINT64_MAX) {
+			if (order.size() > c.scan_max || (c.predict_nofit_walk && cand.size() < seen)) {
+				r.window_fallbacks++;
+				return -1;
+			}
+			r.window_nofit++;
+			return 0;
+		}
+		std::vector<uint32_t> victims;
+		uint64_t rate = 0, victim_pages = 0;
+		for (uint32_t v : removed)
+			if (bo[v].start < hit + size && hit < bo[v].start + bo[v].pages) {
+				victims.push_back(v);
+				rate += ReuseEstimate::rate(bo[v].pages, reuse[v].predicted_next(r.cs) - r.cs);
+				victim_pages += bo[v].pages;
+			}
+		if (c.admit_predict && may_decline) {
+			const uint32_t g = c.admit_gtt_permille ? c.admit_gtt_permille : gtt_read_permille(c);
+			r.admit_cost_tests += reuse[id].rate_test(r.cs, size, rate);
+			if (reuse[id].bypass(r.cs, size, rate, victim_pages, g, c.admit_reads)) {
+				r.admit_bypasses++;
+				return 0;
+			}
+		}
+		r.windows++;
+		for (uint32_t v : victims)
+			move(v, MemGtt, true);
+		take(hit, size);
+		bo[id].start = hit;
+		used += size;
+		return 1;
 	}
 
 	// Window eviction written as "which prefix of the candidates, if it were gone, first
@@ -647,8 +714,12 @@ struct NaiveKernel {
 		}
 		bo[id].evict_key = c.bo_score ? stamp : 0;
 		bo[id].prio = kTtmPriorities - 1;
+		reuse[id].created(r.cs);
 		const uint8_t d = t.domain[id] & (DomainVram | DomainGtt);
-		if (!validate(id, d) && !(d == DomainVram && validate(id, DomainVram | DomainGtt))) {
+		may_decline = true; // a user BO: a refusal retries with GTT
+		const bool ok = validate(id, d) || (d == DomainVram && validate(id, DomainVram | DomainGtt));
+		may_decline = false;
+		if (!ok) {
 			r.creates_refused++;
 			return;
 		}
@@ -712,8 +783,10 @@ struct NaiveKernel {
 				kept = true;
 				r.threshold_bos++;
 			}
+			may_decline = e.allowed & DomainGtt;
 			if (!validate(e.id, d) && (d == e.allowed || !validate(e.id, e.allowed)))
 				throw std::logic_error("naive: validation failed");
+			may_decline = false;
 		}
 		r.threshold_cs += kept;
 		if (c.budget) { // debt bounded at an hour of moves
@@ -725,6 +798,7 @@ struct NaiveKernel {
 		for (const E &e : head) {
 			bo[e.id].cs_score = e.score;
 			bo[e.id].used_us = now;
+			reuse[e.id].used(r.cs);
 		}
 		for (const E &e : dups)
 			bo[e.id].cs_score = std::max(bo[e.id].cs_score, e.score);
