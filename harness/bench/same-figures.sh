@@ -38,6 +38,7 @@ all_cases=(
 	"kernel-skip|sim --model kernel --on-destroyed skip --vram 64,256 $corpus"
 	"kernel-6.14|sim --model kernel --kernel 6.14 --on-destroyed repair --policies lru,fit,window,guard --vram 32,64,128,256 $corpus"
 	"kernel-scan4|sim --model kernel --on-destroyed repair --scan-max 4 --cold-ms 50 --policies lru,window,window-idle,window+budget --vram 64,128 $corpus"
+	"kernel-predict-bound|sim --model kernel --on-destroyed repair --scan-max 96 --policies window-predict,window-predict+admit --vram 32,64,256 $corpus"
 	"kernel-evict|sim --model kernel --too-big evict --on-destroyed repair --policies lru,fit,window --vram 32 $corpus"
 	"kernel-live|sim --model kernel --on-destroyed repair $live"
 	"kernel-live-sizes|sim --model kernel --on-destroyed repair --vram 6,8,12,16,32 $live"
