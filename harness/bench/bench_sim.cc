@@ -162,7 +162,8 @@ int main(int argc, char **argv)
 	// The issue-49 set first (eviction-heavy: penumbra1 and nexuiz1 at 64 and 128 MiB), then
 	// the submission-bound lugaru1 and 256 MiB, where few BOs move.
 	for (const char *name : {"penumbra1.bin", "nexuiz1.bin", "lugaru1.bin"})
-		for (const char *pname : {"lru", "fit", "window", "minmax+key", "prio", "window+budget"})
+		for (const char *pname :
+		     {"lru", "fit", "window", "minmax+key", "prio", "window+budget", "window-predict"})
 			for (bool prepared : {false, true})
 				benchmark::RegisterBenchmark(
 				    (std::string(prepared ? "kernel-run/" : "kernel/") + pname + "/" + name)

@@ -252,12 +252,16 @@ private:
 		order_.del(id);
 		lru_changes_++;
 	}
-	void lru_tail(uint32_t id) // ttm_bo_move_to_lru_tail()
+	// ttm_bo_move_to_lru_tail() (the LRU changed: lru_changes_ counts it, once for a list)
+	void lru_tail(uint32_t id)
 	{
-		if (bo_[id].mem == MemVram) {
+		move_to_lru_tail(id);
+		lru_changes_++;
+	}
+	void move_to_lru_tail(uint32_t id)
+	{
+		if (bo_[id].mem == MemVram)
 			order_.to_tail(id, lru_key(id));
-			lru_changes_++;
-		}
 	}
 
 	bool vram_alloc(uint32_t id)
@@ -975,7 +979,8 @@ private:
 			for (uint32_t i = 0; i < n; i++)
 				bo_[ids[i]].priority = uint8_t(radeon_bo_priority(bo_[ids[i]].cs_score));
 		for (uint32_t i = 0; i < n; i++)
-			lru_tail(ids[i]);
+			move_to_lru_tail(ids[i]);
+		lru_changes_++;
 	}
 
 	void finish()
