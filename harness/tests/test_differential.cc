@@ -1,5 +1,7 @@
 // Differential tests: the fast models against the naive references (src/reference) on random
 // small traces, for every policy of both models. Any difference is a bug in one of them.
+#include <cstdio>
+
 #include <gtest/gtest.h>
 
 #include "reference/compare.h"
@@ -62,6 +64,7 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 // clairvoyant and the predicted window.
 TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 {
+	uint64_t resumes = 0, appended = 0, resumed_admit = 0, resumed_bounded = 0;
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
@@ -87,19 +90,29 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				                  uint32_t(1 + seed % 11), uint32_t(10 + seed % 80)};
 				c.window_oracle = mode == 8;
 				c.admit_oracle = mode == 8 && seed % 2;
-				// 9: the predicted window (its candidates kept between the evictions of a
-				// submission where nothing else moved the LRU: the naive starts over every
-				// time), with admission on odd seeds, bounded at 2 or 5 entries on some
-				c.window_predict = mode == 9;
-				c.admit_predict = mode == 9 && seed % 2;
-				c.predict_size_exp2 = uint32_t(seed % 3);
-				c.predict_nofit_walk = mode == 9 && seed % 5 == 3;
-				c.admit_reads = 1 + uint32_t(seed / 2 % 2);
-				c.admit_gtt_permille = uint32_t(seed * 37 % 3000);
-				c.guard = c.guard || (mode == 9 && seed % 7 == 0);
-				c.scan_max = mode == 3 || (mode == 9 && seed % 6 == 1) ? 2
-				             : mode == 9 && seed % 6 == 4              ? 5
-				                                                       : 1024;
+				c.scan_max = mode == 3 ? 2 : 1024;
+				if (mode == 9) {
+					// the predicted window, with draws of its own so that the candidates it
+					// keeps between the evictions of a submission (plain LRU, no guard:
+					// about 3 seeds in 4) meet admission, bounds of 2 and 5 entries and the
+					// no-fit walk; the naive gathers and sorts anew at every eviction. The
+					// key and the admission tests are reuse.h's on both sides (their
+					// arithmetic: tests/test_kernel_rules.cc)
+					const uint64_t k = seed / 3;
+					c.window_predict = true;
+					c.admit_predict = seed % 3 != 0;
+					c.bo_score = k % 8 == 1;
+					c.bo_priority = k % 8 == 2;
+					c.guard = k % 8 == 3;
+					if (c.stock == Stock::V6_14 && (c.bo_score || c.bo_priority))
+						c.stock = Stock::V6_12;
+					c.scan_max = seed % 5 == 1 ? 2 : seed % 5 == 2 ? 5 : 1024;
+					c.predict_nofit_walk = seed % 7 == 3;
+					c.predict_size_exp2 = uint32_t(seed % 3);
+					c.admit_reads = 1 + uint32_t(k % 2);
+					c.admit_gtt_permille = uint32_t(seed * 37 % 3000);
+					c.topdown_kib = seed % 4 == 0 ? 16 : 0;
+				}
 				c.window_weigh = mode == 6 || (mode == 3 && seed % 2); // the lightest window
 				c.window_ends = c.window_weigh && seed % 3 == 1;       // of the two ends
 				c.cold_ms = mode == 4 ? uint32_t(seed % 4) : UINT32_MAX;
@@ -110,6 +123,19 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				const KernelResult naive = naive_kernel(rt.kernel, c);
 				ASSERT_EQ(differ(fast, naive), "")
 				        << "seed " << seed << " vram " << vram << " mode " << mode;
+				resumes += fast.keep_resumes;
+				appended += fast.keep_appended;
+				resumed_admit += c.admit_predict ? fast.keep_resumes : 0;
+				resumed_bounded += c.scan_max < 1024 ? fast.keep_resumes : 0;
 			}
 	}
+	// the kept candidates were used, with each of their paths
+	EXPECT_GT(resumes, 1000u);
+	EXPECT_GT(appended, 100u);
+	EXPECT_GT(resumed_admit, 100u);
+	EXPECT_GT(resumed_bounded, 100u);
+	std::printf("predicted window: %llu gathers resumed (%llu from the tail's additions, %llu "
+	            "with admission, %llu bounded)\n",
+	            (unsigned long long)resumes, (unsigned long long)appended,
+	            (unsigned long long)resumed_admit, (unsigned long long)resumed_bounded);
 }

@@ -139,16 +139,11 @@ public:
 		return false;
 	}
 
-	// A plain LRU (no keys, no levels: one list) from entry `id` on, as walk() goes; head() is
-	// its first entry. The predicted window resumes its scan there (kernel_model.cc).
-	uint32_t head() const
-	{
-		if (by_key_ || levels_)
-			throw std::logic_error("EvictOrder::head(): not a plain LRU");
-		return settled_.head;
-	}
+	// walk() of a plain LRU (no keys, no levels: one list) from entry `id` on: the predicted
+	// and the clairvoyant window resume their gather there (kernel_model.cc)
 	template <class F> bool walk_from(uint32_t id, F &&f)
 	{
+		plain_only();
 		for (uint32_t i = id, n; i != kNone; i = n) {
 			n = next_[i];
 			if (f(i))
@@ -158,6 +153,11 @@ public:
 	}
 
 private:
+	void plain_only() const
+	{
+		if (by_key_ || levels_)
+			throw std::logic_error("EvictOrder: not a plain LRU (one list)");
+	}
 	static constexpr uint32_t kRing = 8192, kSettled = UINT32_MAX, kLevel0 = UINT32_MAX - 8;
 	struct List {
 		uint32_t head = kNone, tail = kNone;

@@ -244,7 +244,8 @@ private:
 	void lru_add(uint32_t id)
 	{
 		order_.add(id, lru_key(id));
-		if (keep_.collect && keep_.cs_no == cs_no_) [[unlikely]]
+		if (keep_.collect && keep_.cs_no == cs_no_ &&
+		    keep_.lru_changes == lru_changes_) [[unlikely]]
 			keep_.appended.push_back(id);
 	}
 	void lru_del(uint32_t id)
@@ -252,13 +253,15 @@ private:
 		order_.del(id);
 		lru_changes_++;
 	}
-	// ttm_bo_move_to_lru_tail() (the LRU changed: lru_changes_ counts it, once for a list)
+	// ttm_bo_move_to_lru_tail(), counted in lru_changes_ (gather_sorted())
 	void lru_tail(uint32_t id)
 	{
-		move_to_lru_tail(id);
+		lru_tail_uncounted(id);
 		lru_changes_++;
 	}
-	void move_to_lru_tail(uint32_t id)
+	// for tail_moves() alone, which counts its whole list once (a count per BO cost every
+	// policy's submission path 5-10%)
+	void lru_tail_uncounted(uint32_t id)
 	{
 		if (bo_[id].mem == MemVram)
 			order_.to_tail(id, lru_key(id));
@@ -478,50 +481,19 @@ private:
 	}
 
 	// belady_ = the evictable BOs among the first `bound` LRU entries (obstacles count), each
-	// with key_of(v) and its LRU rank; true if the bound stopped the walk
-	template <class KeyOf> bool gather_candidates(uint32_t bound, KeyOf key_of)
-	{
-		belady_.clear();
-		uint32_t rank = 0;
-		bool bounded = false;
-		order_.walk([&](uint32_t v) {
-			if (rank == bound) {
-				bounded = true;
-				return true;
-			}
-			if (!stays(v))
-				belady_.push_back({key_of(v), rank, v});
-			rank++;
-			return false;
-		});
-		visited_ = rank;
-		return bounded;
-	}
-
-	// gather_candidates() in Belady's order (latest key first, then LRU rank). Where keep_on_
-	// allows, a later eviction of the same submission goes on from the last one instead of
-	// starting over: within radeon_bo_list_validate() the keys stand still (the clock, each
-	// BO's estimate and its next use move before or after the list), so do the reservations,
-	// and the LRU only loses the windows' victims (forget_victims()) and gains the placed BOs
-	// at its tail. The kept candidates are still in order; the entries the bound now reaches
-	// lie after all of them, so they are sorted apart and merged. Any other change to the LRU
-	// (lru_changes_) starts over. (44% of penumbra1's predicted scans at 32 MiB follow one of
-	// the same submission: docs/models.md, issue 49.)
+	// with key_of(v) and its LRU rank, in Belady's order (latest key first, then rank); true
+	// if the bound stopped the walk.
+	//
+	// Where keep_on_ allows, a later eviction of the same validation loop goes on from the
+	// last one instead of starting over. Within radeon_bo_list_validate() the keys stand still
+	// (the clock and each BO's estimate move after the list, the next uses before it), so do
+	// the reservations, and the LRU only loses the windows' victims (forget_victims()) and
+	// gains the placed BOs at its tail. So the kept candidates are still in order, and the
+	// entries the bound now reaches lie after all of them: those are sorted apart and merged.
+	// Any other LRU change (lru_changes_) and every create() start over.
 	template <class KeyOf> bool gather_sorted(uint32_t bound, KeyOf key_of)
 	{
-		if (!keep_on_) {
-			const bool bounded = gather_candidates(bound, key_of);
-			sort_belady(belady_, belady_scratch_);
-			return bounded;
-		}
-		if (!keep_.live || keep_.cs_no != cs_no_ || keep_.lru_changes != lru_changes_) {
-			belady_.clear();
-			visited_ = 0;
-			keep_.next_rank = 0;
-			keep_.stop = order_.head();
-			keep_.collect = false;
-			keep_.appended.clear();
-		}
+		const bool resume = keep_.live && keep_.cs_no == cs_no_ && keep_.lru_changes == lru_changes_;
 		fresh_.clear();
 		bool bounded = false;
 		const auto visit = [&](uint32_t v) {
@@ -536,15 +508,23 @@ private:
 			visited_++;
 			return false;
 		};
-		if (keep_.collect) { // the last walk reached the tail: what was added since follows
+		if (!resume) {
+			belady_.clear();
+			visited_ = 0;
+			keep_.next_rank = 0;
+			keep_.appended.clear();
+			keep_.collect = !order_.walk(visit) && keep_on_;
+		} else if (keep_.collect) { // the last walk reached the tail: what was added since
+			r_.keep_appended++;
 			for (uint32_t v : keep_.appended)
 				if (visit(v))
-					break; // the entries after keep_.stop are the LRU's from there
+					break; // the entries after keep_.stop are the LRU's from there on
 			keep_.appended.clear();
 			keep_.collect = !bounded;
-		} else if (!order_.walk_from(keep_.stop, visit)) {
-			keep_.collect = true;
+		} else {
+			keep_.collect = !order_.walk_from(keep_.stop, visit);
 		}
+		r_.keep_resumes += resume;
 		sort_belady(fresh_, belady_scratch_);
 		if (belady_.empty()) {
 			belady_.swap(fresh_);
@@ -554,7 +534,7 @@ private:
 			           merged_.begin(), belady_before);
 			belady_.swap(merged_);
 		}
-		keep_.live = true;
+		keep_.live = keep_on_;
 		keep_.cs_no = cs_no_;
 		keep_.lru_changes = lru_changes_;
 		return bounded;
@@ -754,6 +734,7 @@ public:
 	// with GTT added if that was VRAM alone and failed.
 	bool create(uint32_t id, uint64_t size, uint8_t asked)
 	{
+		keep_.live = false; // a keep serves one validation loop or one create (gather_sorted())
 		grow(id);
 		Bo &b = bo_[id];
 		b.pages = (size + kPage - 1) / kPage;
@@ -979,7 +960,7 @@ private:
 			for (uint32_t i = 0; i < n; i++)
 				bo_[ids[i]].priority = uint8_t(radeon_bo_priority(bo_[ids[i]].cs_score));
 		for (uint32_t i = 0; i < n; i++)
-			move_to_lru_tail(ids[i]);
+			lru_tail_uncounted(ids[i]);
 		lru_changes_++;
 	}
 
@@ -1071,12 +1052,13 @@ private:
 	// Predicted admission may leave the BO of this validation in GTT: the caller falls back
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
 	bool may_decline_ = false;
-	uint32_t visited_ = 0; // LRU entries gather_candidates() visited, obstacles included
+	// LRU entries gather_sorted() has visited, obstacles included, less the victims since
+	uint32_t visited_ = 0;
 	// gather_sorted()'s state between the evictions of one submission: the submission
-	// (cs_no_) and lru_changes_ it holds for, the first LRU entry not visited, and once the
-	// walk reached the tail (collect), the BOs added at the tail since. Not with the thrash
-	// guard (stays() moves with the clock), a key order (an add may not go to the tail) or an
-	// observer (it is told each candidate's LRU rank).
+	// (cs_no_) and lru_changes_ it holds for; the first LRU entry not visited, or once the
+	// walk reached the tail (collect) the BOs added there since. Not with the thrash guard
+	// (stays() moves with the clock), a key order (an add may not go to the tail, and
+	// walk_from() follows one list) or an observer (it is told each candidate's LRU rank).
 	struct Keep {
 		bool live = false, collect = false;
 		uint64_t cs_no = 0, lru_changes = 0;

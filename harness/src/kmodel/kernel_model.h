@@ -216,6 +216,10 @@ struct KernelResult {
 	// admission, the decisions where its cost test was asked (0: every GTT charge gives this
 	// run)
 	uint64_t guard_observed = 0, admit_cost_tests = 0;
+	// The predicted and the clairvoyant window's gathers that went on from the last one of
+	// the same submission instead of starting over, and of those the ones that read the BOs
+	// added at the tail since (kernel_model.cc, gather_sorted()); the model's speed only
+	uint64_t keep_resumes = 0, keep_appended = 0;
 	uint64_t gtt_accesses = 0, gtt_access_bytes = 0; // CS buffers in GTT after validation
 	uint64_t stamp = 0;                // rdev->bo_use_stamp at the end
 	uint64_t digest = 0;               // FNV-1a of every live BO's (id, mem type, start page)
