@@ -465,6 +465,28 @@ struct NaiveKernel {
 			hi++;
 		return hi - lo >= size ? (high ? hi - size : lo) : UINT64_MAX;
 	}
+	// cand removed one by one (into `removed`) until the stretch around the last one holds
+	// the BO: its window, else UINT64_MAX (the clairvoyant and the predicted window)
+	uint64_t first_stretch(const std::vector<uint32_t> &cand, uint64_t size, bool high,
+	                       std::vector<uint32_t> &removed) const
+	{
+		uint64_t hit = UINT64_MAX;
+		for (size_t i = 0; i < cand.size() && hit == UINT64_MAX; i++) {
+			removed.push_back(cand[i]);
+			hit = stretch(removed, size, high);
+		}
+		return hit;
+	}
+	// A window found: its victims to GTT, the BO at `hit`
+	void place_in_window(uint32_t id, uint64_t hit, const std::vector<uint32_t> &victims)
+	{
+		r.windows++;
+		for (uint32_t v : victims)
+			move(v, MemGtt, true);
+		take(hit, bo[id].pages);
+		bo[id].start = hit;
+		used += bo[id].pages;
+	}
 	// The clairvoyant window: candidates in Belady's order (next used last first, then the
 	// walk's order), removed one by one until the stretch around the last one holds the BO
 	bool belady(uint32_t id)
@@ -481,11 +503,7 @@ struct NaiveKernel {
 			return na != nb ? na > nb : rank(a) < rank(b);
 		});
 		std::vector<uint32_t> removed;
-		uint64_t hit = UINT64_MAX;
-		for (size_t i = 0; i < cand.size() && hit == UINT64_MAX; i++) {
-			removed.push_back(cand[i]);
-			hit = stretch(removed, size, high);
-		}
+		const uint64_t hit = first_stretch(cand, size, high, removed);
 		if (hit == UINT64_MAX) {
 			r.window_nofit++;
 			return false;
@@ -501,12 +519,7 @@ struct NaiveKernel {
 			r.admit_bypasses++;
 			return false;
 		}
-		r.windows++;
-		for (uint32_t v : victims)
-			move(v, MemGtt, true);
-		take(hit, size);
-		bo[id].start = hit;
-		used += size;
+		place_in_window(id, hit, victims);
 		return true;
 	}
 
@@ -531,11 +544,7 @@ struct NaiveKernel {
 		std::stable_sort(cand.begin(), cand.end(),
 		                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
 		std::vector<uint32_t> removed;
-		uint64_t hit = UINT64_MAX;
-		for (size_t i = 0; i < cand.size() && hit == UINT64_MAX; i++) {
-			removed.push_back(cand[i]);
-			hit = stretch(removed, size, high);
-		}
+		const uint64_t hit = first_stretch(cand, size, high, removed);
 		if (hit == UINT64_MAX) {
 			if (order.size() > c.scan_max || (c.predict_nofit_walk && cand.size() < seen)) {
 				r.window_fallbacks++;
@@ -560,12 +569,7 @@ struct NaiveKernel {
 				return 0;
 			}
 		}
-		r.windows++;
-		for (uint32_t v : victims)
-			move(v, MemGtt, true);
-		take(hit, size);
-		bo[id].start = hit;
-		used += size;
+		place_in_window(id, hit, victims);
 		return 1;
 	}
 
