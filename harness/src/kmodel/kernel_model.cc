@@ -244,8 +244,7 @@ private:
 	void lru_add(uint32_t id)
 	{
 		order_.add(id, lru_key(id));
-		if (keep_.collect && keep_.cs_no == cs_no_ &&
-		    keep_.lru_changes == lru_changes_) [[unlikely]]
+		if (keep_.collect && keep_holds()) [[unlikely]]
 			keep_.appended.push_back(id);
 	}
 	void lru_del(uint32_t id)
@@ -493,7 +492,7 @@ private:
 	// Any other LRU change (lru_changes_) and every create() start over.
 	template <class KeyOf> bool gather_sorted(uint32_t bound, KeyOf key_of)
 	{
-		const bool resume = keep_.live && keep_.cs_no == cs_no_ && keep_.lru_changes == lru_changes_;
+		const bool resume = keep_holds();
 		fresh_.clear();
 		bool bounded = false;
 		const auto visit = [&](uint32_t v) {
@@ -538,6 +537,12 @@ private:
 		keep_.cs_no = cs_no_;
 		keep_.lru_changes = lru_changes_;
 		return bounded;
+	}
+	// The kept candidates are still this submission's and the LRU has changed only as
+	// gather_sorted() allows since
+	bool keep_holds() const
+	{
+		return keep_.live && keep_.cs_no == cs_no_ && keep_.lru_changes == lru_changes_;
 	}
 	// After a window's victims left: the kept candidates without them (they lie among the
 	// first scanned_.size(), and were visited)

@@ -274,11 +274,15 @@ struct NaiveKernel {
 		std::sort(holes.begin(), holes.end(),
 		          [](const KHole &a, const KHole &b) { return a.start < b.start; });
 	}
+	// placed from the top of VRAM (radeon.topdown_threshold)
+	bool topdown(uint32_t id) const
+	{
+		return c.topdown_kib && bo[id].pages * kPage > uint64_t(c.topdown_kib) * 1024;
+	}
 	bool alloc(uint32_t id)
 	{
 		const uint64_t p = bo[id].pages;
-		const bool high =
-		        c.topdown_kib && bo[id].pages * kPage > uint64_t(c.topdown_kib) * 1024;
+		const bool high = topdown(id);
 		int pick = -1;
 		for (int i = 0; i < int(holes.size()); i++) {
 			if (holes[i].pages < p)
@@ -492,7 +496,7 @@ struct NaiveKernel {
 	bool belady(uint32_t id)
 	{
 		const uint64_t size = bo[id].pages;
-		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		const bool high = topdown(id);
 		std::vector<uint32_t> order = eviction_order(), cand;
 		for (uint32_t v : order)
 			if (!stays(v))
@@ -531,7 +535,7 @@ struct NaiveKernel {
 	int predicted(uint32_t id)
 	{
 		const uint64_t size = bo[id].pages;
-		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		const bool high = topdown(id);
 		const std::vector<uint32_t> order = eviction_order();
 		const size_t seen = std::min<size_t>(order.size(), c.scan_max);
 		std::vector<uint32_t> cand;
@@ -580,7 +584,7 @@ struct NaiveKernel {
 	int window(uint32_t id)
 	{
 		const uint64_t size = bo[id].pages, vram_pages = c.vram / kPage;
-		const bool high = c.topdown_kib && size * kPage > uint64_t(c.topdown_kib) * 1024;
+		const bool high = topdown(id);
 		// a scan visits at most scan_max LRU entries, obstacles included; the candidates
 		// are the entries among them it may evict
 		const std::vector<uint32_t> order = eviction_order();
