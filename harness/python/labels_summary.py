@@ -29,7 +29,7 @@ FEATURES = {"idle_us": True, "age_us": True, "pages": True, "lru_rank": False, "
             "returns": False}
 COLUMNS = ["trace", "vram_mib", "decision", "outcome", "placed_id", "placed_pages",
            "placed_next_in", "now_us", "id", "lru_rank", "pages", "start", "priority", "uses",
-           "returns", "idle_us", "age_us", "next_in", "next_in_us", "victim",
+           "returns", "idle_us", "age_us", "next_in", "next_in_us", "predicted_in", "victim",
            "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8"]
 
 

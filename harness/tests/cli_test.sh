@@ -733,7 +733,7 @@ import csv, collections, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 assert rows and list(rows[0]) == ("trace,vram_mib,decision,outcome,placed_id,placed_pages,"
     "placed_next_in,now_us,id,lru_rank,pages,start,priority,uses,returns,idle_us,age_us,"
-    "next_in,next_in_us,victim,m0,m1,m2,m3,m4,m5,m6,m7,m8").split(","), list(rows[0])
+    "next_in,next_in_us,predicted_in,victim,m0,m1,m2,m3,m4,m5,m6,m7,m8").split(","), list(rows[0])
 # Mesa's inputs: nine numbers where a relocation named the BO, input 1 the run's VRAM size
 named = [r for r in rows if r["m0"]]
 assert named and all(r["m1"] == named[0]["m1"] for r in named), named[:2]

@@ -178,6 +178,44 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 	EXPECT_EQ(u.predicted_next(3101), 3875u);
 }
 
+// Bursts (spin1: four or five uses 20 submissions apart, then a gap of 120-150): once a
+// burst has had its usual uses and the gap prediction has been nearer once, the next use is
+// predicted one gap after the last; mid-burst, and once the period's prediction is nearer
+// again, the period's
+TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearer)
+{
+	ReuseEstimate r;
+	r.created(0);
+	for (uint64_t t : {0, 2, 4, 6, 26, 28, 30, 32, 52, 54, 56, 58})
+		r.used(t);
+	EXPECT_EQ(r.brief, 2u);
+	EXPECT_EQ(r.gap, 20u);
+	EXPECT_EQ(r.burst, 64u); // four uses a burst, in 1/16ths
+	EXPECT_EQ(r.gaps, 2u);
+	EXPECT_EQ(r.run, 4u);
+	EXPECT_EQ(r.trust, 0u);
+	EXPECT_EQ(r.predicted_next(59), 61u); // not trusted yet: the period's (3)
+	r.used(78); // the gap's 20 was nearer than the period's 3
+	EXPECT_EQ(r.trust, 1u);
+	r.used(80);
+	EXPECT_EQ(r.predicted_next(81), 80u + r.period); // mid-burst: the period's
+	r.used(82);
+	r.used(84);
+	EXPECT_EQ(r.predicted_next(85), 104u); // the burst is over: one gap after the last
+	EXPECT_EQ(r.predicted_next(104), 104u);
+	EXPECT_EQ(r.predicted_next(105), 126u); // past the gap: overdue, idle 21 as long again
+	r.used(86); // back at once: the period's prediction was nearer
+	EXPECT_EQ(r.trust, 0u);
+	EXPECT_EQ(r.predicted_next(87), 86u + r.period);
+	// a BO never idle longer than kGapRatio times its brief mean has no gap prediction
+	ReuseEstimate s;
+	s.created(0);
+	for (uint64_t t = 0; t <= 100; t += 5)
+		s.used(t + (t % 10 ? 1 : 0));
+	EXPECT_EQ(s.gaps, 0u);
+	EXPECT_EQ(s.predicted_next(101), 100u + s.period);
+}
+
 // Predicted admission's test: counting this use, fewer pages per submission until its
 // predicted next use than its victims' until theirs, and two GTT reads of it (g = permille /
 // 1000 of a move each) cheaper than its move in and its victims' out and back:

@@ -46,11 +46,11 @@ public:
 			char row[256];
 			const int rl = std::snprintf(
 			        row, sizeof row,
-			        ",%u,%u,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%d",
+			        ",%u,%u,%" PRIu64 ",%" PRIu64 ",%u,%u,%u,%" PRIu64 ",%" PRIu64 ",%s,%s,%" PRIu64 ",%d",
 			        x.id, x.lru_rank, x.pages, x.start, unsigned(x.priority), x.uses, x.returns,
 			        d.now_us - std::min(d.now_us, x.last_us),
 			        d.now_us - std::min(d.now_us, x.created_us), ahead(x.next_use, d.subs).c_str(),
-			        ahead_us(x.next_use, d.now_us).c_str(), x.victim ? 1 : 0);
+			        ahead_us(x.next_use, d.now_us).c_str(), x.predicted_in, x.victim ? 1 : 0);
 			out_.append(head, size_t(hl));
 			out_.append(row, size_t(rl));
 			mesa_inputs(x.last_reloc);
@@ -100,7 +100,7 @@ private:
 
 constexpr const char *kHeader =
         "trace,vram_mib,decision,outcome,placed_id,placed_pages,placed_next_in,now_us,"
-        "id,lru_rank,pages,start,priority,uses,returns,idle_us,age_us,next_in,next_in_us,victim,"
+        "id,lru_rank,pages,start,priority,uses,returns,idle_us,age_us,next_in,next_in_us,predicted_in,victim,"
         "m0,m1,m2,m3,m4,m5,m6,m7,m8\n";
 
 struct LabelsArgs {

@@ -131,7 +131,7 @@ public:
 			next_use_.resize(bos);
 		if (c.observer)
 			extra_.resize(bos);
-		if (c.window_predict) {
+		if (c.window_predict || c.observer) {
 			reuse_.resize(bos);
 			key_div_.resize(bos);
 		}
@@ -209,7 +209,7 @@ public:
 				next_use_.resize(n);
 			if (c_.observer)
 				extra_.resize(n);
-			if (c_.window_predict) {
+			if (c_.window_predict || c_.observer) {
 				reuse_.resize(n);
 				key_div_.resize(n);
 			}
@@ -684,7 +684,8 @@ private:
 			                    std::find(victims_.begin(), victims_.end(), c.id) != victims_.end();
 			cands_.push_back({c.id, c.rank, b.pages, b.start, c.next_use,
 			                  x.uses ? b.used_us : x.created_us, x.created_us, x.uses, x.returns,
-			                  x.last_reloc, b.priority, victim});
+			                  x.last_reloc, reuse_[c.id].predicted_next(r_.cs) - r_.cs,
+			                  b.priority, victim});
 		}
 		std::sort(cands_.begin(), cands_.end(),
 		          [](const OracleCandidate &a, const OracleCandidate &b) {
@@ -749,8 +750,10 @@ public:
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
-		if (c_.observer) [[unlikely]]
+		if (c_.observer) [[unlikely]] {
 			extra_[id] = BoExtra{.created_us = now_us_};
+			reuse_[id].created(r_.cs);
+		}
 		if (c_.window_predict) [[unlikely]] { // idle from its creation until a use
 			reuse_[id].created(r_.cs);
 			key_div_[id] = ReuseEstimate::size_divisor(b.pages, c_.predict_size_exp2);
@@ -927,7 +930,8 @@ private:
 				continue;
 			}
 			b.cs_score = score;
-			if (c_.window_predict) [[unlikely]] // the clock: submissions before this one
+			// the clock: submissions before this one (labels show the predictor's view)
+			if (c_.window_predict || c_.observer) [[unlikely]]
 				reuse_[e.id].used(r_.cs);
 			b.used_us = now_us_;
 			if (c_.observer) [[unlikely]]

@@ -36,6 +36,7 @@ struct OracleCandidate {
 	uint32_t returns;    // times it came back to VRAM after an eviction
 	uint64_t last_reloc; // the trace relocation that last named it (UINT64_MAX: none yet):
 	                     // where Mesa's view of it (its network inputs) is found
+	uint64_t predicted_in; // submissions to its next use as window-predict predicts it (reuse.h)
 	uint8_t priority;    // bo->priority
 	bool victim;         // the oracle evicted it here
 };
