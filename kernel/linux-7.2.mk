@@ -276,12 +276,15 @@ export-7.2:
 	@$(SIGN_OFF) --mail $(MAILDIR) $(PATCHDIR72)
 
 # The lab's replay on 7.2 (../patches/linux-7.2-lab/): radeon_replay_test runs the traces of
-# REPLAY_TRACES through radeon's ioctls on the radeon fixes (branch lab), on branch lab-stock,
+# REPLAY72_TRACES through radeon's ioctls on the radeon fixes (branch lab), on branch lab-stock,
 # where the two fixes are reverted (stock 7.2 but for the suite and the lab's counters), and on
 # the whole series (lab-series: the fit rule too), against the counters the model predicts for
 # each (radeon_replay_test.kernel says which).  Built in kunit-7.2's production-like build directory: the debug config's
 # ww_mutex slowpath makes TTM pass BOs by at random points (the suite skips under it).
 REPLAY72_HEADER := drivers/gpu/drm/radeon/tests/radeon_replay_traces.h
+# 6.12's traces and one of bursts (harness/tests/data/make_burst_trace.py), whose predicted
+# cases take the gap prediction of radeon.evict_predict (no 6.12 patch has it)
+REPLAY72_TRACES := $(REPLAY_TRACES) $(ROOT)/harness/tests/data/bursts.vrl
 REPLAY72_RUN = nice -n 10 $(KUNIT_UML) --jobs=$(JOBS) --timeout=$(KUNIT_TIMEOUT) \
 	--kunitconfig=$(KUNIT72) --kunitconfig=$(KUNIT72).prod --kernel_args='radeon_replay_test.kernel=$(2)' \
 	--filter_glob='radeon_replay' --json=$(BUILD72)/replay-$(1).json \
@@ -295,7 +298,7 @@ replay-header-7.2:
 	@test -x $(VRAMLAB) || { echo "no $(VRAMLAB); run make build at the top"; exit 1; }
 	@mkdir -p $(BUILD72)
 	@$(VRAMLAB) trace export --kunit --kernel 7.2 --max-cs $(REPLAY_CS) \
-		-o $(BUILD72)/radeon_replay_traces.h $(REPLAY_TRACES)
+		-o $(BUILD72)/radeon_replay_traces.h $(REPLAY72_TRACES)
 	@$(GIT72) show lab:$(REPLAY72_HEADER) | diff -u - $(BUILD72)/radeon_replay_traces.h \
 		>$(BUILD72)/replay-header.diff || { head -30 $(BUILD72)/replay-header.diff; \
 		echo "the kernel model and the 7.2 lab's $(REPLAY72_HEADER) differ: copy"; \
