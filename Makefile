@@ -39,7 +39,7 @@ DEMO_DESTROYED ?= repair
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus decide decide-all folds fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide decide-all folds folds-gap fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench bench-decide clean
 
 all: build
@@ -189,6 +189,14 @@ folds: build
 	@mkdir -p $(FOLDS_DIR)
 	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR) \
 		--ensemble $(DECIDE_ALL_ENSEMBLE) ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)/folds.txt
+
+# The same folds for the gap prediction's two constants (its ratio 3 or 4, its counter's
+# threshold 0, 1 or 2; reuse.h), scored on window-predict: 6 settings, about 25 minutes on 2
+# cores. Not in CI.
+folds-gap: build
+	@mkdir -p $(FOLDS_DIR)
+	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR) --constants gap \
+		--ensemble $(DECIDE_ALL_ENSEMBLE) ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)/folds-gap.txt
 
 # Mesa's network fitted to the oracle's scores (issue 50, docs/training.md "Fitted to the
 # oracle"): each half of harness/weights/split-fit-a.txt fitted with seeds 1-3 (the lowest

@@ -2,21 +2,24 @@
 # SPDX-License-Identifier: MIT
 """folds.py: the predicted window's constants chosen with each game left out (issue 50).
 
-window-predict's size exponent (0, 1/2 or 1) and predicted admission's read weight (1 or 2)
-were chosen on the whole corpus. Here each is chosen again once per game, on the other games
-only, and the game left out is scored with the choice it never saw: leave-one-game-out folds.
-A game is a trace's name without its take number (nexuiz1 and nexuiz2 are one game).
+Two pairs of constants were chosen on the whole corpus: `--constants size-reads` (the
+default), window-predict's size exponent (0, 1/2 or 1) and predicted admission's read weight
+(1 or 2), scored on window-predict+admit; `--constants gap`, the gap prediction's ratio (3 or
+4) and its counter's threshold (0 = always, 1, 2), scored on window-predict. Here each pair
+is chosen again once per game, on the other games only, and the game left out is scored with
+the choice it never saw: leave-one-game-out folds. A game is a trace's name without its take
+number (nexuiz1 and nexuiz2 are one game).
 
-    folds.py --vramlab harness/build/vramlab --out DIR [--ensemble 4] [--vram 32,64,128,256]
-             [--gtt-cost 0.1,1,4] TRACE...
+    folds.py --vramlab harness/build/vramlab --out DIR [--constants size-reads|gap]
+             [--ensemble 4] [--vram 32,64,128,256] [--gtt-cost 0.1,1,4] TRACE...
 
-For every setting, one `vramlab sim --model kernel --ensemble N` of lru and
-window-predict+admit (DIR/setting-E-R.json, reused when it exists and matches the run); then
+For every setting, one `vramlab sim --model kernel --ensemble N` of lru and the policy
+(DIR/setting-A-B.json, DIR/gap-A-B.json, reused when it exists and matches the run); then
 the folds. A setting's training score is the mean, over sizes and GTT bands, of the median
 over the training traces of each trace's median change against lru (lower is better). Writes
 DIR/folds.json and prints each game's choice, then per size and GTT band the median over the
 traces of their change with the setting their own fold chose, beside the shipped setting's
-(exponent 1/2, two reads): the constants' honest figures.
+(exponent 1/2, two reads; ratio 3, threshold 1): the constants' honest figures.
 """
 import argparse
 import json
@@ -29,10 +32,18 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
 import vramlab_safe_write as safe  # noqa: E402
 
-POLICY = "window-predict+admit"
-# (size exponent in halves, reads): the alternatives measured when the constants were chosen
-SETTINGS = [(e, r) for e in (0, 1, 2) for r in (1, 2)]
-SHIPPED = (1, 2)
+# Per pair of constants: the policy scored, the alternatives measured when the constants were
+# chosen, the shipped setting, the sim options, the runs' file prefix and the shipped words
+CONSTANTS = {
+    # (size exponent in halves, reads)
+    "size-reads": ("window-predict+admit", [(e, r) for e in (0, 1, 2) for r in (1, 2)], (1, 2),
+                   ("--predict-size-exp", "--admit-reads"), "setting",
+                   "size exponent 1/2, two reads"),
+    # (gap ratio, counter threshold)
+    "gap": ("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (3, 1),
+            ("--predict-gap-ratio", "--predict-gap-trust"), "gap", "gap ratio 3, threshold 1"),
+}
+POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS = CONSTANTS["size-reads"]
 
 
 def game_of(trace):
@@ -44,7 +55,7 @@ def game_of(trace):
 
 
 def name(setting):
-    return f"setting-{setting[0]}-{setting[1]}"
+    return f"{PREFIX}-{setting[0]}-{setting[1]}"
 
 
 def load_run(path):
@@ -77,8 +88,8 @@ def run_setting(a, setting, traces):
     meta_path = path + ".args"
     args = [a.vramlab, "sim", "--model", "kernel", "--policies", f"lru,{POLICY}",
             "--vram", a.vram, "--ensemble", str(a.ensemble), "--gtt-cost", a.gtt_cost,
-            "--on-destroyed", "repair", "--predict-size-exp", str(setting[0]),
-            "--admit-reads", str(setting[1]), "--quiet", "--json", path] + traces
+            "--on-destroyed", "repair", OPTIONS[0], str(setting[0]),
+            OPTIONS[1], str(setting[1]), "--quiet", "--json", path] + traces
     if os.path.exists(path) and os.path.exists(meta_path):
         with open(meta_path, encoding="utf-8") as f:
             if f.read() == json.dumps(args[1:]):
@@ -127,6 +138,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--vramlab", required=True)
     ap.add_argument("--out", required=True, help="directory for the runs and folds.json")
+    ap.add_argument("--constants", choices=sorted(CONSTANTS), default="size-reads",
+                    help="which pair of constants to fold (default: size-reads)")
     ap.add_argument("--ensemble", type=int, default=4)
     ap.add_argument("--vram", default="32,64,128,256")
     ap.add_argument("--gtt-cost", default="0.1,1,4")
@@ -134,6 +147,8 @@ def main():
     a = ap.parse_args()
     if not 1 <= a.ensemble <= 16:
         ap.error("--ensemble: 1..16")
+    global POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS
+    POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS = CONSTANTS[a.constants]
     safe.check_makedirs(a.out)
     os.makedirs(a.out, exist_ok=True)
     runs = {s: run_setting(a, s, a.traces) for s in SETTINGS}
@@ -162,10 +177,12 @@ def main():
               f"{r['shipped_median_pct']:>+8.1f}% {r['folds_worst_pct']:>+18.1f}% "
               f"{r['shipped_worst_pct']:>+8.1f}%")
     print(f"folds: {shipped_chosen} of {len(result)} folds choose the shipped setting "
-          f"(size exponent 1/2, two reads)")
-    safe.write_text(os.path.join(a.out, "folds.json"),
+          f"({SHIPPED_WORDS})")
+    out_name = "folds.json" if a.constants == "size-reads" else f"folds-{a.constants}.json"
+    safe.write_text(os.path.join(a.out, out_name),
                     json.dumps({"settings": [name(s) for s in SETTINGS],
                                 "shipped": name(SHIPPED), "ensemble": a.ensemble,
+                                "constants": a.constants, "policy": POLICY,
                                 "cells": table, "folds": result}, indent=1) + "\n")
 
 if __name__ == "__main__":

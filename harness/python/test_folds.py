@@ -65,6 +65,19 @@ class Folds(unittest.TestCase):
                 json.dump(j, f)
             self.assertEqual(folds.load_run(p), {("a1.bin", 64, 1.0): -7.0})
 
+    def test_each_pair_ships_one_of_its_settings_and_the_gap_pair_is_the_models(self):
+        for policy, settings, shipped, options, prefix, _ in folds.CONSTANTS.values():
+            self.assertIn(shipped, settings)
+            self.assertEqual(len(options), 2)
+        # the shipped gap constants are reuse.h's (and radeon's: docs/window-predict.md)
+        src = os.path.join(os.path.dirname(os.path.realpath(__file__)), "..", "src", "kmodel",
+                           "reuse.h")
+        with open(src, encoding="utf-8") as f:
+            text = f.read()
+        ratio, trust = folds.CONSTANTS["gap"][2]
+        self.assertIn(f"kGapRatio = {ratio};", text)
+        self.assertIn(f"kGapTrust = {trust};", text)
+
 
 if __name__ == "__main__":
     unittest.main()

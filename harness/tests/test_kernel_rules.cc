@@ -202,6 +202,13 @@ TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearer)
 	r.used(82);
 	r.used(84);
 	EXPECT_EQ(r.predicted_next(85), 104u); // the burst is over: one gap after the last
+	// the model's tunables (folds.py): threshold 4 never follows it, 0 always
+	ReuseEstimate never = r, always = r;
+	never.gap_trust = 4;
+	always.gap_trust = 0;
+	always.trust = 0;
+	EXPECT_EQ(never.predicted_next(85), 84u + never.period);
+	EXPECT_EQ(always.predicted_next(85), 104u);
 	EXPECT_EQ(r.predicted_next(104), 104u);
 	EXPECT_EQ(r.predicted_next(105), 126u); // past the gap: overdue, idle 21 as long again
 	r.used(86); // back at once: the period's prediction was nearer

@@ -180,6 +180,14 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	            "BOs falls back to the walk (not in the kernel; docs/window-predict.md)")
 	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
 	    ->disable_flag_override();
+	c->add_option("--predict-gap-ratio", k.predict_gap_ratio,
+	              "window-predict: an interval this many times a BO's brief mean is a gap (3 = "
+	              "the kernel's)")
+	    ->check(CLI::Range(2u, 8u));
+	c->add_option("--predict-gap-trust", k.predict_gap_trust,
+	              "window-predict: the counter's value from which the gap prediction is followed "
+	              "(1 = the kernel's; 0: always, 4: never)")
+	    ->check(CLI::Range(0u, 4u));
 	c->add_option("--admit-reads", k.admit_reads,
 	              "window-predict+admit: GPU reads from GTT its cost test counts (1, 2 = the "
 	              "kernel's)")
@@ -234,6 +242,8 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--admit-reads", admit, "predicted admission"},
 	                               std::tuple{"--predict-size-exp", predict, "the predicted window"},
 	                               std::tuple{"--nofit-walk", predict, "the predicted window"},
+	                               std::tuple{"--predict-gap-ratio", predict, "the predicted window"},
+	                               std::tuple{"--predict-gap-trust", predict, "the predicted window"},
 	                               std::tuple{"--window", key, "key or priority order"},
 	                               std::tuple{"--threshold", minmax, "min-max placement"}})
 		if (c->count(opt) && !used)
@@ -253,6 +263,8 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.admit_gtt_permille = from.admit_gtt_permille;
 	to.predict_size_exp2 = from.predict_size_exp2;
 	to.admit_reads = from.admit_reads;
+	to.predict_gap_ratio = from.predict_gap_ratio;
+	to.predict_gap_trust = from.predict_gap_trust;
 	to.predict_nofit_walk = from.predict_nofit_walk;
 }
 

@@ -143,6 +143,9 @@ public:
 		if (c.predict_size_exp2 > 2 || c.admit_reads < 1 || c.admit_reads > 2)
 			throw std::invalid_argument("the predicted window's size exponent is 0, 1/2 or 1 "
 			                            "and admission counts 1 or 2 reads");
+		if (c.predict_gap_ratio < 2 || c.predict_gap_ratio > 8 || c.predict_gap_trust > 4)
+			throw std::invalid_argument("the gap prediction's ratio is 2 to 8 and its "
+			                            "counter's threshold 0 to 4");
 		if (c.admit_oracle && !c.window_oracle)
 			throw std::invalid_argument("clairvoyant admission needs the clairvoyant window");
 		if ((c.guard || c.guard_observe) && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
@@ -750,12 +753,12 @@ public:
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
-		if (c_.observer) [[unlikely]] {
+		if ((c_.observer || c_.window_predict)) [[unlikely]] // idle from its creation
+			reuse_[id].created(r_.cs, uint8_t(c_.predict_gap_ratio),
+			                   uint8_t(c_.predict_gap_trust));
+		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
-			reuse_[id].created(r_.cs);
-		}
-		if (c_.window_predict) [[unlikely]] { // idle from its creation until a use
-			reuse_[id].created(r_.cs);
+		if (c_.window_predict) [[unlikely]] {
 			key_div_[id] = ReuseEstimate::size_divisor(b.pages, c_.predict_size_exp2);
 		}
 		if (c_.future)

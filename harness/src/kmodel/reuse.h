@@ -28,7 +28,8 @@
 // nearer the true one (by ratio) moves a 2-bit counter. The gap prediction is followed when
 // the counter is at least kGapTrust and the BO is within its gap. Clean corpus, 16 boards,
 // against 6.12 at x1: 256 MiB -9.3% -> -17.2%, 64 MiB -20.4% -> -23.4% (docs/window-predict.md,
-// "Bursts"). 34 bytes of state per BO (40 with padding; radeon's 40 hold the size's root too).
+// "Bursts"). 34 bytes of state per BO (40 with the model's two tunables and padding; radeon's
+// 40 hold the size's root instead).
 //
 // The candidates are ordered by victim_key(): the predicted distance to the next use divided
 // by the square root of the BO's size, so that of two BOs predicted back equally late the
@@ -45,9 +46,9 @@ namespace vramlab {
 struct ReuseEstimate {
 	static constexpr uint32_t kTrusted = 3; // uses (two intervals) before the period counts
 	static constexpr uint32_t kRegime = 64; // a last interval this much shorter is the period
-	static constexpr uint32_t kGapRatio = 3; // an interval this much over the brief mean is a gap
+	static constexpr uint8_t kGapRatio = 3; // an interval this much over the brief mean is a gap
 	static constexpr uint32_t kGapsTrusted = 2; // gaps before the gap prediction counts
-	static constexpr uint8_t kGapTrust = 1;     // the counter's value that follows it
+	static constexpr uint8_t kGapTrust = 1; // the counter's value that follows it (4: never)
 	uint64_t last = 0;   // clock at the last use, or at creation before any
 	uint32_t period = 0; // 0: not reused yet
 	uint32_t uses = 0;
@@ -58,8 +59,14 @@ struct ReuseEstimate {
 	uint16_t burst = 0;  // mean uses a burst, in 1/16ths
 	uint8_t gaps = 0;    // gaps seen, up to kGapsTrusted
 	uint8_t trust = 0;   // 0-3: the gap prediction nearer (up) or the period's (down)
+	// The model's two tunables for the folds by game (harness/python/folds.py), kept per BO
+	// (in the padding) so that every call has the kernel's shape; radeon has the constants
+	uint8_t gap_ratio = kGapRatio, gap_trust = kGapTrust;
 
-	void created(uint64_t now) { *this = {.last = now}; }
+	void created(uint64_t now, uint8_t ratio = kGapRatio, uint8_t trust_at = kGapTrust)
+	{
+		*this = {.last = now, .gap_ratio = ratio, .gap_trust = trust_at};
+	}
 	// A submission at `now` names the BO
 	void used(uint64_t now)
 	{
@@ -69,7 +76,7 @@ struct ReuseEstimate {
 				learn(interval);
 			period = uint32_t(period == 0 ? interval : (3 * uint64_t(period) + interval) / 4);
 			recent = uint32_t(interval);
-			if (brief && uses >= kTrusted && interval > uint64_t(kGapRatio) * brief) {
+			if (brief && uses >= kTrusted && interval > uint64_t(gap_ratio) * brief) {
 				gap = gap == 0 ? uint32_t(interval) : mean(gap, interval);
 				burst = burst == 0 ? uint16_t(run * 16) : uint16_t((3 * burst + run * 16) / 4);
 				run = 1;
@@ -159,7 +166,7 @@ struct ReuseEstimate {
 	uint64_t predicted_next(uint64_t now) const
 	{
 		const uint64_t idle = now - last;
-		if (trust >= kGapTrust && burst_over() && idle <= gap)
+		if (trust >= gap_trust && burst_over() && idle <= gap)
 			return last + gap;
 		const uint64_t p = period_now();
 		if (uses < kTrusted || p == 0 || idle > p)
