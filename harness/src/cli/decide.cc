@@ -112,15 +112,16 @@ nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more 
 	        {"best", p(s.min)},      {"worst", p(s.max)}};
 }
 
-// The p99 of frame times: each frame's recorded time plus its modelled transfer time.
-double frame_p99(const TraceMeta &t, const Fig &f, const KernelConfig &c, const CostBand &b)
+// Frame times: each frame's recorded time plus its modelled transfer time; their p99 and
+// stutter (frames over twice the median, kernel_json.h)
+FrameTimes frame_stats(const TraceMeta &t, const Fig &f, const KernelConfig &c, const CostBand &b)
 {
 	std::vector<double> ft;
 	const size_t n = std::min(t.frame_cpu_us.size(), f.frames.size());
 	for (size_t i = 0; i < n; i++)
 		ft.push_back(t.frame_cpu_us[i] + band_transfer_us(f.frames[i].bytes, f.frames[i].moves,
 		                                                  f.frames[i].gtt_bytes, c, b));
-	return ft.empty() ? 0 : frame_times(ft).p99_us;
+	return ft.empty() ? FrameTimes{} : frame_times(ft);
 }
 
 
@@ -879,12 +880,18 @@ void run_decide(const DecideArgs &a)
 	};
 	// A live run's frame-time p99 in a band, computed once: every policy's row pairs with its
 	// baseline's, in every group it is in (a sort of the run's frames each time)
-	std::vector<double> p99_memo(figs.size() * bands.size(), -1.0);
+	std::vector<FrameTimes> frame_memo(figs.size() * bands.size());
+	std::vector<bool> frame_done(figs.size() * bands.size());
+	auto frame_of = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
+		const size_t k = at(t, s, p, v) * bands.size() + size_t(&b - bands.data());
+		if (!frame_done[k]) {
+			frame_memo[k] = frame_stats(meta[t], figs[at(t, s, in_band(p, b), v)], a.config, b);
+			frame_done[k] = true;
+		}
+		return frame_memo[k];
+	};
 	auto p99 = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
-		double &m = p99_memo[at(t, s, p, v) * bands.size() + size_t(&b - bands.data())];
-		if (m < 0)
-			m = frame_p99(meta[t], figs[at(t, s, in_band(p, b), v)], a.config, b);
-		return m;
+		return frame_of(t, s, p, v, b).p99_us;
 	};
 	std::string base_list;
 	for (size_t b : base_of)
@@ -916,7 +923,7 @@ void run_decide(const DecideArgs &a)
 		if (!wide)
 			std::fprintf(tab, "  %-34s", "worst trace (median)");
 		if (frames)
-			std::fprintf(tab, " %8s", "p99");
+			std::fprintf(tab, " %8s %8s", "p99", "stutter+");
 		std::fprintf(tab, "  %s\n", a.decide ? "verdict" : "");
 		const std::vector<uint64_t> &gsz = sizes_of(std::string(g.name) == "live");
 		for (size_t s = 0; s < gsz.size(); s++)
@@ -945,6 +952,7 @@ void run_decide(const DecideArgs &a)
 				bool c_win[3] = {true, true, true}, c_loss[3] = {true, true, true},
 				     c_neutral[3] = {true, true, true}, c_seen[3] = {};
 				double worst_band = -1e9, worst_trace_all = 0, p99_first = NAN;
+				int stutter_first = 0, programs = 0; // programs with more stutter, first band
 				std::string worst_trace_name;
 				for (auto &b : bands) {
 					std::vector<double> tot_r;
@@ -963,14 +971,27 @@ void run_decide(const DecideArgs &a)
 					unsigned worse5 = 0;
 					std::vector<double> p99_r; // per variation: geometric mean over traces
 					std::vector<std::vector<double>> p99_by_v(V);
+					// live programs: the median over the boards of their stutter frames, the
+					// policy's and the baseline's (the "no worse on any program")
+					nlohmann::json stutter = nlohmann::json::array();
+					int stutter_worse = 0;
 					for (size_t t : g.traces) {
-						std::vector<double> r;
+						std::vector<double> r, st_p, st_b;
 						for (size_t v = 0; v < V; v++) {
 							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, base, v, b)));
 							if (!meta[t].frame_cpu_us.empty()) {
 								const double fp = p99(t, s, p, v, b), fb = p99(t, s, base, v, b);
 								p99_by_v[v].push_back(ratio(fp, fb));
+								st_p.push_back(double(frame_of(t, s, p, v, b).stutter));
+								st_b.push_back(double(frame_of(t, s, base, v, b).stutter));
 							}
+						}
+						if (!st_p.empty()) {
+							const double mp = spread(st_p).median, mb = spread(st_b).median;
+							stutter_worse += mp > mb;
+							stutter.push_back({{"trace", meta[t].name},
+							                   {"median", mp},
+							                   {"baseline_median", mb}});
 						}
 						const Spread sp = spread(r);
 						if (sp.median > worst_trace || wname.empty()) {
@@ -1016,8 +1037,11 @@ void run_decide(const DecideArgs &a)
 						std::snprintf(cell, sizeof cell, "%+.2f%%", (ts.median - 1) * 100);
 						std::fprintf(tab, " %8s", cell);
 					}
-					if (&b == &bands[0] && !p99_r.empty())
+					if (&b == &bands[0] && !p99_r.empty()) {
 						p99_first = spread(p99_r).median;
+						stutter_first = stutter_worse;
+						programs = int(stutter.size());
+					}
 					nlohmann::json row{{"group", g.name},
 					                   {"vram_mib", gsz[s]},
 					                   {"policy", pol_names[p]},
@@ -1035,8 +1059,11 @@ void run_decide(const DecideArgs &a)
 					                    std::round((worst_trace - 1) * 1e6) / 1e4},
 					                   {"traces_worse_than_5pct", worse5},
 					                   {"per_trace", std::move(per_trace)}};
-					if (!p99_r.empty())
+					if (!p99_r.empty()) {
 						row["frame_p99_change_pct"] = pct_json(spread(p99_r));
+						row["stutter_frames"] = {{"programs_worse", stutter_worse},
+						                         {"per_trace", std::move(stutter)}};
+					}
 					summary.push_back(std::move(row));
 				}
 				// within 0.1% of stock in every band is no win, however consistent
@@ -1063,8 +1090,11 @@ void run_decide(const DecideArgs &a)
 					              (worst_trace_all - 1) * 100);
 					std::fprintf(tab, "  %-34s", w);
 				}
-				if (frames)
-					std::fprintf(tab, " %+7.2f%%", (p99_first - 1) * 100);
+				if (frames) {
+					char st[32];
+					std::snprintf(st, sizeof st, "%d/%d", stutter_first, programs);
+					std::fprintf(tab, " %+7.2f%% %8s", (p99_first - 1) * 100, st);
+				}
 				std::fprintf(tab, "  %s%s\n", a.decide ? verdict : "",
 				             a.decide ? class_text.c_str() : "");
 				verdicts.push_back({{"group", g.name},
@@ -1086,6 +1116,8 @@ void run_decide(const DecideArgs &a)
 	                  "the GPU read from GTT (a policy that reads the card's GTT cost: at the first GTT "
 	                  "charge); transfer: of total transfer time per cost band "
 	                  "(GTT charge x, PCIe GB/s)%s; p99: of frame-time p99, first band (live); "
+	                  "stutter+: programs whose median count of frames over twice the median "
+	                  "frame exceeds the baseline's, of the live programs, first band; "
 	                  "a robust win is better in the median of every band with no trace's median "
 	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band; with "
 	                  "bands of several card classes each class's verdict follows (low-end: GTT "
