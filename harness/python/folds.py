@@ -19,7 +19,7 @@ the folds. A setting's training score is the mean, over sizes and GTT bands, of 
 over the training traces of each trace's median change against lru (lower is better). Writes
 DIR/folds.json and prints each game's choice, then per size and GTT band the median over the
 traces of their change with the setting their own fold chose, beside the shipped setting's
-(exponent 1/2, two reads; ratio 3, threshold 1): the constants' honest figures.
+(exponent 1/2, two reads; ratio 4, threshold 2): the constants' honest figures.
 """
 import argparse
 import json
@@ -40,8 +40,8 @@ CONSTANTS = {
                    ("--predict-size-exp", "--admit-reads"), "setting",
                    "size exponent 1/2, two reads"),
     # (gap ratio, counter threshold)
-    "gap": ("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (3, 1),
-            ("--predict-gap-ratio", "--predict-gap-trust"), "gap", "gap ratio 3, threshold 1"),
+    "gap": ("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (4, 2),
+            ("--predict-gap-ratio", "--predict-gap-trust"), "gap", "gap ratio 4, threshold 2"),
 }
 POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS = CONSTANTS["size-reads"]
 

@@ -179,42 +179,46 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 }
 
 // Bursts (spin1: four or five uses 20 submissions apart, then a gap of 120-150): once a
-// burst has had its usual uses and the gap prediction has been nearer once, the next use is
+// burst has had its usual uses and the gap prediction has been nearer twice, the next use is
 // predicted one gap after the last; mid-burst, and once the period's prediction is nearer
 // again, the period's
-TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearer)
+TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearerTwice)
 {
 	ReuseEstimate r;
 	r.created(0);
 	for (uint64_t t : {0, 2, 4, 6, 26, 28, 30, 32, 52, 54, 56, 58})
 		r.used(t);
 	EXPECT_EQ(r.brief, 2u);
-	EXPECT_EQ(r.gap, 20u);
+	EXPECT_EQ(r.gap, 20u); // over 4 x 2: a gap
 	EXPECT_EQ(r.burst, 64u); // four uses a burst, in 1/16ths
 	EXPECT_EQ(r.gaps, 2u);
 	EXPECT_EQ(r.run, 4u);
 	EXPECT_EQ(r.trust, 0u);
 	EXPECT_EQ(r.predicted_next(59), 61u); // not trusted yet: the period's (3)
-	r.used(78); // the gap's 20 was nearer than the period's 3
+	for (uint64_t t : {78, 80, 82, 84}) // the gap's 20 was nearer than the period's 3
+		r.used(t);
 	EXPECT_EQ(r.trust, 1u);
-	r.used(80);
-	EXPECT_EQ(r.predicted_next(81), 80u + r.period); // mid-burst: the period's
-	r.used(82);
-	r.used(84);
-	EXPECT_EQ(r.predicted_next(85), 104u); // the burst is over: one gap after the last
+	EXPECT_EQ(r.predicted_next(85), 87u); // once is not enough
+	r.used(104); // nearer again
+	EXPECT_EQ(r.trust, 2u);
+	r.used(106);
+	EXPECT_EQ(r.predicted_next(107), 106u + r.period); // mid-burst: the period's
+	r.used(108);
+	r.used(110);
+	EXPECT_EQ(r.predicted_next(111), 130u); // the burst is over: one gap after the last
+	EXPECT_EQ(r.predicted_next(130), 130u);
+	EXPECT_EQ(r.predicted_next(131), 152u); // past the gap: overdue, idle 21 as long again
 	// the model's tunables (folds.py): threshold 4 never follows it, 0 always
 	ReuseEstimate never = r, always = r;
 	never.gap_trust = 4;
 	always.gap_trust = 0;
 	always.trust = 0;
-	EXPECT_EQ(never.predicted_next(85), 84u + never.period);
-	EXPECT_EQ(always.predicted_next(85), 104u);
-	EXPECT_EQ(r.predicted_next(104), 104u);
-	EXPECT_EQ(r.predicted_next(105), 126u); // past the gap: overdue, idle 21 as long again
-	r.used(86); // back at once: the period's prediction was nearer
-	EXPECT_EQ(r.trust, 0u);
-	EXPECT_EQ(r.predicted_next(87), 86u + r.period);
-	// a BO never idle longer than kGapRatio times its brief mean has no gap prediction
+	EXPECT_EQ(never.predicted_next(111), 110u + never.period);
+	EXPECT_EQ(always.predicted_next(111), 130u);
+	r.used(112); // back at once: the period's prediction was nearer
+	EXPECT_EQ(r.trust, 1u);
+	EXPECT_EQ(r.predicted_next(113), 112u + r.period);
+	// a BO never idle longer than four times its brief mean has no gap prediction
 	ReuseEstimate s;
 	s.created(0);
 	for (uint64_t t = 0; t <= 100; t += 5)

@@ -181,12 +181,12 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
 	    ->disable_flag_override();
 	c->add_option("--predict-gap-ratio", k.predict_gap_ratio,
-	              "window-predict: an interval this many times a BO's brief mean is a gap (3 = "
-	              "the kernel's)")
+	              "window-predict: an interval over this many times a BO's brief mean is a gap "
+	              "(4 = the kernel's)")
 	    ->check(CLI::Range(2u, 8u));
 	c->add_option("--predict-gap-trust", k.predict_gap_trust,
 	              "window-predict: the counter's value from which the gap prediction is followed "
-	              "(1 = the kernel's; 0: always, 4: never)")
+	              "(2 = the kernel's; 0: always, 4: never)")
 	    ->check(CLI::Range(0u, 4u));
 	c->add_option("--admit-reads", k.admit_reads,
 	              "window-predict+admit: GPU reads from GTT its cost test counts (1, 2 = the "

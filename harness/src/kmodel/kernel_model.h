@@ -150,10 +150,10 @@ struct KernelConfig {
 	// as in the kernel, 2), and the GPU reads from GTT admission's cost test counts (1, 2 as in
 	// the kernel). Model only.
 	uint32_t predict_size_exp2 = 1, admit_reads = 2;
-	// And the gap prediction's (reuse.h): an interval this many times the brief mean is a gap
-	// (3 as in the kernel; 2-8), and the counter's value from which the gap prediction is
-	// followed (1 as in the kernel; 0: always, 4: never). Model only.
-	uint32_t predict_gap_ratio = 3, predict_gap_trust = 1;
+	// And the gap prediction's (reuse.h): an interval over this many times the brief mean is a
+	// gap (4 as in the kernel; 2-8), and the counter's value from which the gap prediction is
+	// followed (2 as in the kernel; 0: always, 4: never). Model only.
+	uint32_t predict_gap_ratio = 4, predict_gap_trust = 2;
 	// A predicted scan that finds no window after meeting an obstacle falls back to the walk
 	// instead of evicting nothing: measured on 16 boards and not kept (apitrace's live 12 MiB
 	// tail; docs/window-predict.md). Model only.

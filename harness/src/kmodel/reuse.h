@@ -46,9 +46,9 @@ namespace vramlab {
 struct ReuseEstimate {
 	static constexpr uint32_t kTrusted = 3; // uses (two intervals) before the period counts
 	static constexpr uint32_t kRegime = 64; // a last interval this much shorter is the period
-	static constexpr uint8_t kGapRatio = 3; // an interval this much over the brief mean is a gap
+	static constexpr uint8_t kGapRatio = 4; // an interval this much over the brief mean is a gap
 	static constexpr uint32_t kGapsTrusted = 2; // gaps before the gap prediction counts
-	static constexpr uint8_t kGapTrust = 1; // the counter's value that follows it (4: never)
+	static constexpr uint8_t kGapTrust = 2; // the counter's value that follows it (4: never)
 	uint64_t last = 0;   // clock at the last use, or at creation before any
 	uint32_t period = 0; // 0: not reused yet
 	uint32_t uses = 0;
