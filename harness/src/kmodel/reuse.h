@@ -26,9 +26,9 @@
 // after the last. Which of the two predictions a BO follows is learnt per BO, as a branch
 // predictor chooses between two: at each use that ends a burst, the one whose interval was
 // nearer the true one (by ratio) moves a 2-bit counter. The gap prediction is followed when
-// the counter is at least kGapTrust and the BO is within its gap. Clean corpus, 16 boards,
-// against 6.12 at x1: 256 MiB -9.3% -> -17.2%, 64 MiB -20.4% -> -23.4% (docs/window-predict.md,
-// "Bursts"). 34 bytes of state per BO (40 with the model's two tunables and padding; radeon's
+// the counter is at least kGapTrust and the BO is within its gap; the two constants are
+// what folds by game choose (make folds-gap). Clean corpus, 16 boards, against 6.12 at x1:
+// 256 MiB -9.3% -> -12.9%, 64 MiB -20.4% -> -26.3% (docs/window-predict.md, "Bursts"). 34 bytes of state per BO (40 with the model's two tunables and padding; radeon's
 // 40 hold the size's root instead).
 //
 // The candidates are ordered by victim_key(): the predicted distance to the next use divided
