@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <nlohmann/json.hpp>
@@ -878,20 +879,16 @@ void run_decide(const DecideArgs &a)
 		const Fig &f = figs[at(t, s, in_band(p, b), v)];
 		return band_transfer_us(f.moved, f.moves, f.gtt_bytes, a.config, b);
 	};
-	// A live run's frame-time p99 in a band, computed once: every policy's row pairs with its
-	// baseline's, in every group it is in (a sort of the run's frames each time)
-	std::vector<FrameTimes> frame_memo(figs.size() * bands.size());
-	std::vector<bool> frame_done(figs.size() * bands.size());
-	auto frame_of = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
-		const size_t k = at(t, s, p, v) * bands.size() + size_t(&b - bands.data());
-		if (!frame_done[k]) {
-			frame_memo[k] = frame_stats(meta[t], figs[at(t, s, in_band(p, b), v)], a.config, b);
-			frame_done[k] = true;
-		}
-		return frame_memo[k];
-	};
-	auto p99 = [&](size_t t, size_t s, size_t p, size_t v, const CostBand &b) {
-		return frame_of(t, s, p, v, b).p99_us;
+	// A live run's frame-time p99 and stutter in a band, computed once: every policy's row
+	// pairs with its baseline's, in every group it is in (a sort of the run's frames each time)
+	std::vector<std::optional<FrameTimes>> frame_memo(figs.size() * bands.size());
+	auto frame_of = [&](size_t t, size_t s, size_t p, size_t v,
+	                    const CostBand &b) -> const FrameTimes & {
+		std::optional<FrameTimes> &m =
+		        frame_memo[at(t, s, p, v) * bands.size() + size_t(&b - bands.data())];
+		if (!m)
+			m = frame_stats(meta[t], figs[at(t, s, in_band(p, b), v)], a.config, b);
+		return *m;
 	};
 	std::string base_list;
 	for (size_t b : base_of)
@@ -980,10 +977,11 @@ void run_decide(const DecideArgs &a)
 						for (size_t v = 0; v < V; v++) {
 							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, base, v, b)));
 							if (!meta[t].frame_cpu_us.empty()) {
-								const double fp = p99(t, s, p, v, b), fb = p99(t, s, base, v, b);
-								p99_by_v[v].push_back(ratio(fp, fb));
-								st_p.push_back(double(frame_of(t, s, p, v, b).stutter));
-								st_b.push_back(double(frame_of(t, s, base, v, b).stutter));
+								const FrameTimes &fp = frame_of(t, s, p, v, b),
+								                 &fb = frame_of(t, s, base, v, b);
+								p99_by_v[v].push_back(ratio(fp.p99_us, fb.p99_us));
+								st_p.push_back(double(fp.stutter));
+								st_b.push_back(double(fb.stutter));
 							}
 						}
 						if (!st_p.empty()) {

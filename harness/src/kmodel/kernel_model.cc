@@ -131,10 +131,10 @@ public:
 			next_use_.resize(bos);
 		if (c.observer)
 			extra_.resize(bos);
-		if (c.window_predict || c.observer) {
+		if (track_reuse_)
 			reuse_.resize(bos);
+		if (c.window_predict)
 			key_div_.resize(bos);
-		}
 		if ((c.window_oracle || c.admit_oracle) && !c.future)
 			throw std::invalid_argument("the clairvoyant rules need the trace's future "
 			                            "(simulate_kernel() gives it; a live model has none)");
@@ -212,10 +212,10 @@ public:
 				next_use_.resize(n);
 			if (c_.observer)
 				extra_.resize(n);
-			if (c_.window_predict || c_.observer) {
+			if (track_reuse_)
 				reuse_.resize(n);
+			if (c_.window_predict)
 				key_div_.resize(n);
-			}
 		}
 	}
 	const KernelResult &result()
@@ -753,14 +753,13 @@ public:
 		}
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
-		if ((c_.observer || c_.window_predict)) [[unlikely]] // idle from its creation
+		if (track_reuse_) [[unlikely]] // idle from its creation until a use
 			reuse_[id].created(r_.cs, uint8_t(c_.predict_gap_ratio),
 			                   uint8_t(c_.predict_gap_trust));
 		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
-		if (c_.window_predict) [[unlikely]] {
+		if (c_.window_predict) [[unlikely]]
 			key_div_[id] = ReuseEstimate::size_divisor(b.pages, c_.predict_size_exp2);
-		}
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;
@@ -933,8 +932,7 @@ private:
 				continue;
 			}
 			b.cs_score = score;
-			// the clock: submissions before this one (labels show the predictor's view)
-			if (c_.window_predict || c_.observer) [[unlikely]]
+			if (track_reuse_) [[unlikely]] // the clock: submissions before this one
 				reuse_[e.id].used(r_.cs);
 			b.used_us = now_us_;
 			if (c_.observer) [[unlikely]]
@@ -1059,7 +1057,7 @@ private:
 	std::vector<BoExtra> extra_;
 	std::vector<OracleCandidate> cands_;
 	uint64_t subs_ = 0; // submissions begun (with a future)
-	std::vector<ReuseEstimate> reuse_; // window_predict: each BO's reuse interval
+	std::vector<ReuseEstimate> reuse_; // track_reuse_: each BO's reuse interval
 	std::vector<uint64_t> key_div_;     // and its size's divisor (ReuseEstimate::size_divisor())
 	// Predicted admission may leave the BO of this validation in GTT: the caller falls back
 	// to GTT (radeon_bo.evict_may_decline: a user create, a CS entry that allows GTT)
@@ -1083,6 +1081,8 @@ private:
 	                      !c_.bo_priority && !c_.observer;
 	// the thrash guard's bookkeeping: for the guard, or to say where it would first act
 	const bool track_guard_ = c_.guard || c_.guard_observe;
+	// each BO's predictor (reuse.h): for window-predict, or to tell an observer what it says
+	const bool track_reuse_ = c_.window_predict || c_.observer;
 	const uint32_t gtt_permille_ =
 	        c_.admit_gtt_permille ? c_.admit_gtt_permille : gtt_read_permille(c_);
 };

@@ -28,8 +28,9 @@
 // nearer the true one (by ratio) moves a 2-bit counter. The gap prediction is followed when
 // the counter is at least kGapTrust and the BO is within its gap; the two constants are
 // what folds by game choose (make folds-gap). Clean corpus, 16 boards, against 6.12 at x1:
-// 256 MiB -9.3% -> -12.9%, 64 MiB -20.4% -> -26.3% (docs/window-predict.md, "Bursts"). 34 bytes of state per BO (40 with the model's two tunables and padding; radeon's
-// 40 hold the size's root instead).
+// 256 MiB -9.3% -> -12.9%, 64 MiB -20.4% -> -26.3% (docs/window-predict.md, "Bursts").
+// 34 bytes of state per BO (40 with the model's two tunables and padding; radeon's 40 hold
+// the size's root instead).
 //
 // The candidates are ordered by victim_key(): the predicted distance to the next use divided
 // by the square root of the BO's size, so that of two BOs predicted back equally late the
@@ -74,15 +75,15 @@ struct ReuseEstimate {
 			const uint64_t interval = std::min<uint64_t>(now - last, UINT32_MAX);
 			if (burst_over()) // which prediction was nearer, where the two differ
 				learn(interval);
-			period = uint32_t(period == 0 ? interval : (3 * uint64_t(period) + interval) / 4);
+			period = mean(period, interval);
 			recent = uint32_t(interval);
 			if (brief && uses >= kTrusted && interval > uint64_t(gap_ratio) * brief) {
-				gap = gap == 0 ? uint32_t(interval) : mean(gap, interval);
-				burst = burst == 0 ? uint16_t(run * 16) : uint16_t((3 * burst + run * 16) / 4);
+				gap = mean(gap, interval);
+				burst = uint16_t(mean(burst, run * 16u));
 				run = 1;
 				gaps += gaps < kGapsTrusted;
 			} else {
-				brief = brief == 0 ? uint32_t(interval) : mean(brief, interval);
+				brief = mean(brief, interval);
 				run += run < kMaxRun;
 			}
 		} else {
@@ -176,7 +177,11 @@ struct ReuseEstimate {
 
 private:
 	static constexpr uint16_t kMaxRun = 1000; // a burst's uses counted (burst stays in u16)
-	static uint32_t mean(uint32_t m, uint64_t x) { return uint32_t((3 * uint64_t(m) + x) / 4); }
+	// the means: 1/4 to the newest value, the first value as it is (0: none yet)
+	static uint32_t mean(uint32_t m, uint64_t x)
+	{
+		return uint32_t(m == 0 ? x : (3 * uint64_t(m) + x) / 4);
+	}
 	// the period the plain prediction uses: the last interval after a change of regime
 	uint64_t period_now() const { return uint64_t(recent) * kRegime < period ? recent : period; }
 	// At a use after a burst's end: the gap prediction and the period's, whichever was nearer
