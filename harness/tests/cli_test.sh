@@ -435,14 +435,18 @@ assert {r["vram_mib"] for r in j["runs"] if r["trace"] == "nexuiz1.bin"} == {32}
 assert {r["vram_mib"] for r in j["runs"] if r["trace"] != "nexuiz1.bin"} == {8}
 assert len(j["summary"]) == 3 * 3 * 2   # groups x policies but lru x bands
 assert all(v["verdict"] in ("robust win", "neutral", "mixed", "loss") for v in j["verdicts"])
-# live rows: each program's median stutter frames beside stock's, and the count of worse ones
+# live rows: each program's median stutter frames (against stock's yardstick and its own) beside
+# stock's, and the counts of worse ones
 names = {t["trace"] for t in j["traces"] if t["group"] == "live"}
 rows = [r for r in j["summary"] if r["group"] == "live"]
 assert rows and all({p["trace"] for p in r["stutter_frames"]["per_trace"]} == names for r in rows)
 for r in rows:
     st = r["stutter_frames"]
     assert st["programs_worse"] == sum(p["median"] > p["baseline_median"] for p in st["per_trace"])
-    assert all(p["median"] >= 0 and p["baseline_median"] >= 0 for p in st["per_trace"])
+    assert st["programs_worse_own"] == sum(p["own_median"] > p["baseline_median"]
+                                           for p in st["per_trace"])
+    assert all(min(p["median"], p["own_median"], p["baseline_median"]) >= 0
+               for p in st["per_trace"])
 assert not any("stutter_frames" in r for r in j["summary"] if r["group"] != "live")
 PY
 grep -q "stutter+" "$work/d.txt" && ok || bad "decide: no stutter+ column in the live table"

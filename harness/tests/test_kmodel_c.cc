@@ -247,6 +247,18 @@ TEST(KmodelC, FrameTimePercentilesAndStutter)
 	EXPECT_EQ(frame_times({}).stutter, 0u);
 }
 
+TEST(KmodelC, StutterAgainstAnotherRunsMedianCountsOnlyItsLongFrames)
+{
+	// faster typical frames halve the run's own median: its own count finds two stutter
+	// frames, stock's yardstick (median 10) none (20 is exactly twice, not over)
+	const std::vector<double> fast{5, 5, 5, 5, 12, 20};
+	EXPECT_EQ(frame_times(fast).stutter, 2u);
+	EXPECT_EQ(stutter_against(fast, 10), 0u);
+	EXPECT_EQ(stutter_against(fast, 5), 2u);
+	EXPECT_EQ(stutter_against({10, 21, 30}, 10), 2u);
+	EXPECT_EQ(stutter_against({}, 10), 0u);
+}
+
 TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
 {
 	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0};

@@ -113,16 +113,23 @@ nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more 
 	        {"best", p(s.min)},      {"worst", p(s.max)}};
 }
 
-// Frame times: each frame's recorded time plus its modelled transfer time; their p99 and
-// stutter (frames over twice the median, kernel_json.h)
-FrameTimes frame_stats(const TraceMeta &t, const Fig &f, const KernelConfig &c, const CostBand &b)
+// Frame times: each frame's recorded time plus its modelled transfer time
+std::vector<double> frame_list(const TraceMeta &t, const Fig &f, const KernelConfig &c,
+                               const CostBand &b)
 {
 	std::vector<double> ft;
 	const size_t n = std::min(t.frame_cpu_us.size(), f.frames.size());
 	for (size_t i = 0; i < n; i++)
 		ft.push_back(t.frame_cpu_us[i] + band_transfer_us(f.frames[i].bytes, f.frames[i].moves,
 		                                                  f.frames[i].gtt_bytes, c, b));
-	return ft.empty() ? FrameTimes{} : frame_times(ft);
+	return ft;
+}
+
+// their p99 and stutter (kernel_json.h)
+FrameTimes frame_stats(const TraceMeta &t, const Fig &f, const KernelConfig &c, const CostBand &b)
+{
+	std::vector<double> ft = frame_list(t, f, c, b);
+	return ft.empty() ? FrameTimes{} : frame_times(std::move(ft));
 }
 
 
@@ -971,25 +978,33 @@ void run_decide(const DecideArgs &a)
 					// live programs: the median over the boards of their stutter frames, the
 					// policy's and the baseline's (the "no worse on any program")
 					nlohmann::json stutter = nlohmann::json::array();
-					int stutter_worse = 0;
+					int stutter_worse = 0, stutter_worse_own = 0;
 					for (size_t t : g.traces) {
-						std::vector<double> r, st_p, st_b;
+						std::vector<double> r, st_p, st_o, st_b;
 						for (size_t v = 0; v < V; v++) {
 							r.push_back(ratio(tr(t, s, p, v, b), tr(t, s, base, v, b)));
 							if (!meta[t].frame_cpu_us.empty()) {
 								const FrameTimes &fp = frame_of(t, s, p, v, b),
 								                 &fb = frame_of(t, s, base, v, b);
 								p99_by_v[v].push_back(ratio(fp.p99_us, fb.p99_us));
-								st_p.push_back(double(fp.stutter));
+								// against stock's yardstick (stutter_against())
+								st_p.push_back(double(stutter_against(
+								        frame_list(meta[t], figs[at(t, s, in_band(p, b), v)],
+								                   a.config, b),
+								        fb.p50_us)));
+								st_o.push_back(double(fp.stutter));
 								st_b.push_back(double(fb.stutter));
 							}
 						}
 						if (!st_p.empty()) {
-							const double mp = spread(st_p).median, mb = spread(st_b).median;
+							const double mp = spread(st_p).median, mb = spread(st_b).median,
+							             mo = spread(st_o).median;
 							stutter_worse += mp > mb;
+							stutter_worse_own += mo > mb;
 							stutter.push_back({{"trace", meta[t].name},
 							                   {"median", mp},
-							                   {"baseline_median", mb}});
+							                   {"baseline_median", mb},
+							                   {"own_median", mo}});
 						}
 						const Spread sp = spread(r);
 						if (sp.median > worst_trace || wname.empty()) {
@@ -1060,6 +1075,7 @@ void run_decide(const DecideArgs &a)
 					if (!p99_r.empty()) {
 						row["frame_p99_change_pct"] = pct_json(spread(p99_r));
 						row["stutter_frames"] = {{"programs_worse", stutter_worse},
+						                         {"programs_worse_own", stutter_worse_own},
 						                         {"per_trace", std::move(stutter)}};
 					}
 					summary.push_back(std::move(row));

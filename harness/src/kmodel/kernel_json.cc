@@ -95,4 +95,10 @@ FrameTimes frame_times(std::vector<double> t)
 	return f;
 }
 
+uint64_t stutter_against(const std::vector<double> &times_us, double median_us)
+{
+	return uint64_t(std::count_if(times_us.begin(), times_us.end(),
+	                              [&](double t) { return t > 2 * median_us; }));
+}
+
 } // namespace vramlab

@@ -17,5 +17,9 @@ struct FrameTimes {
 	uint64_t stutter = 0;
 };
 FrameTimes frame_times(std::vector<double> times_us);
+// Stutter against another run's yardstick: the frames longer than twice `median_us`. A policy
+// compared with stock counts its frames over twice stock's median, so that a faster typical
+// frame (a lower median) does not count as more stutter.
+uint64_t stutter_against(const std::vector<double> &times_us, double median_us);
 
 } // namespace vramlab
