@@ -40,8 +40,13 @@ CONSTANTS = {
                    ("--predict-size-exp", "--admit-reads"), "setting",
                    "size exponent 1/2, two reads"),
     # (gap ratio, counter threshold)
-    "gap": ("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (4, 2),
-            ("--predict-gap-ratio", "--predict-gap-trust"), "gap", "gap ratio 4, threshold 2"),
+    "gap": ("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (4, 1),
+            ("--predict-gap-ratio", "--predict-gap-trust"), "gap", "gap ratio 4, threshold 1"),
+    # (an overdue BO idle past its bursts' intervals: one gap ahead or as far as idle, the
+    # counter's threshold)
+    "overdue": ("window-predict", [(o, t) for o in ("idle", "gap") for t in (1, 2)], ("gap", 1),
+                ("--predict-overdue", "--predict-gap-trust"), "overdue",
+                "overdue one gap ahead, threshold 1"),
 }
 POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS = CONSTANTS["size-reads"]
 

@@ -65,7 +65,7 @@ class Folds(unittest.TestCase):
                 json.dump(j, f)
             self.assertEqual(folds.load_run(p), {("a1.bin", 64, 1.0): -7.0})
 
-    def test_each_pair_ships_one_of_its_settings_and_the_gap_pair_is_the_models(self):
+    def test_each_pair_ships_one_of_its_settings_and_the_gap_pairs_are_the_models(self):
         for policy, settings, shipped, options, prefix, _ in folds.CONSTANTS.values():
             self.assertIn(shipped, settings)
             self.assertEqual(len(options), 2)
@@ -77,6 +77,10 @@ class Folds(unittest.TestCase):
         ratio, trust = folds.CONSTANTS["gap"][2]
         self.assertIn(f"kGapRatio = {ratio};", text)
         self.assertIn(f"kGapTrust = {trust};", text)
+        # and the overdue rule's with the threshold it was chosen with
+        overdue, trust2 = folds.CONSTANTS["overdue"][2]
+        self.assertEqual(trust2, trust)
+        self.assertIn(f"kOverdueGap = {'true' if overdue == 'gap' else 'false'};", text)
 
 
 if __name__ == "__main__":

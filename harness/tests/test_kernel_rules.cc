@@ -146,8 +146,11 @@ TEST(ReuseEstimate, PredictsOnePeriodAfterTheLastUseUntilOverdue)
 // does not. stargazer1 at 256 MiB: +50% against stock with the mean alone, -2.2% with both.
 TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 {
+	// overdue as far as idle: with the shipped overdue rule an idle 17 is a gap here (the
+	// brief mean is still the first three intervals', 1), and the BO is predicted one gap
+	// mean (75,002) after its last use; OverduePastABurstsIntervals... below
 	ReuseEstimate r;
-	r.created(0);
+	r.created(0, ReuseEstimate::kGapRatio, ReuseEstimate::kGapTrust, false);
 	r.used(1);
 	r.used(2);
 	r.used(3); // period 1
@@ -184,8 +187,8 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 // again, the period's
 TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearerTwice)
 {
-	ReuseEstimate r;
-	r.created(0);
+	ReuseEstimate r; // the counter's threshold 2, overdue as far as idle (folds.py's others)
+	r.created(0, ReuseEstimate::kGapRatio, 2, false);
 	for (uint64_t t : {0, 2, 4, 6, 26, 28, 30, 32, 52, 54, 56, 58})
 		r.used(t);
 	EXPECT_EQ(r.brief, 2u);
@@ -225,6 +228,39 @@ TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearerTwice)
 		s.used(t + (t % 10 ? 1 : 0));
 	EXPECT_EQ(s.gaps, 0u);
 	EXPECT_EQ(s.predicted_next(101), 100u + s.period);
+}
+
+// A burst cut short (spin1's BOs: one to four uses a submission apart, then 150-400 idle):
+// the last interval, one submission, is the prediction, and once it is overdue the plain
+// rule says "as far ahead as it has been idle", a few submissions. With the overdue rule, a
+// BO idle for longer than a burst's intervals can be (the gap ratio times the brief mean) is
+// in a gap: its next use is one gap after its last
+TEST(ReuseEstimate, OverduePastABurstsIntervalsPredictsOneGapWhenAskedTo)
+{
+	ReuseEstimate r;
+	r.created(0, ReuseEstimate::kGapRatio, ReuseEstimate::kGapTrust, false);
+	for (uint64_t t : {0, 1, 2, 300, 301, 302, 600, 601})
+		r.used(t);
+	EXPECT_EQ(r.brief, 1u);
+	EXPECT_EQ(r.gap, 298u);
+	EXPECT_EQ(r.gaps, 2u);
+	EXPECT_FALSE(r.burst_over()); // two uses of a usual three
+	ReuseEstimate gap = r;
+	gap.overdue_gap = 1;
+	EXPECT_EQ(r.predicted_next(602), 602u);     // the last interval's (1): due now
+	EXPECT_EQ(r.predicted_next(603), 605u);     // overdue, idle 2: within a burst's four
+	EXPECT_EQ(gap.predicted_next(603), 605u);   // the same
+	EXPECT_EQ(r.predicted_next(606), 611u);     // idle 5: as far again
+	EXPECT_EQ(gap.predicted_next(606), 899u);   // past four times the brief mean: a gap
+	EXPECT_EQ(gap.predicted_next(899), 899u);
+	EXPECT_EQ(gap.predicted_next(900), 1199u);  // past the gap's mean: as far again
+	// no gaps seen: the rule has nothing to say
+	ReuseEstimate p;
+	p.created(0); // the shipped rule
+	EXPECT_TRUE(p.overdue_gap);
+	for (uint64_t t : {0, 10, 20, 30})
+		p.used(t);
+	EXPECT_EQ(p.predicted_next(45), 60u);
 }
 
 // Predicted admission's test: counting this use, fewer pages per submission until its

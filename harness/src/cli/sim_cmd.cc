@@ -186,8 +186,16 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->check(CLI::Range(2u, 8u));
 	c->add_option("--predict-gap-trust", k.predict_gap_trust,
 	              "window-predict: the counter's value from which the gap prediction is followed "
-	              "(2 = the kernel's; 0: always, 4: never)")
+	              "(1 = the kernel's; 0: always, 4: never)")
 	    ->check(CLI::Range(0u, 4u));
+	c->add_option_function<std::string>(
+	       "--predict-overdue",
+	       [&k](const std::string &v) { k.predict_overdue_gap = v == "gap"; },
+	       "window-predict: an overdue BO idle for longer than its bursts' intervals is "
+	       "predicted one gap after its last use (gap, the kernel's) or as far ahead as it has "
+	       "been idle (idle)")
+	    ->check(CLI::IsMember({"gap", "idle"}))
+	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw);
 	c->add_option("--admit-reads", k.admit_reads,
 	              "window-predict+admit: GPU reads from GTT its cost test counts (1, 2 = the "
 	              "kernel's)")
@@ -244,6 +252,7 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--nofit-walk", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-ratio", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-trust", predict, "the predicted window"},
+	                               std::tuple{"--predict-overdue", predict, "the predicted window"},
 	                               std::tuple{"--window", key, "key or priority order"},
 	                               std::tuple{"--threshold", minmax, "min-max placement"}})
 		if (c->count(opt) && !used)
@@ -265,6 +274,7 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.admit_reads = from.admit_reads;
 	to.predict_gap_ratio = from.predict_gap_ratio;
 	to.predict_gap_trust = from.predict_gap_trust;
+	to.predict_overdue_gap = from.predict_overdue_gap;
 	to.predict_nofit_walk = from.predict_nofit_walk;
 }
 

@@ -755,7 +755,7 @@ public:
 		b.priority = kTtmPriorities - 1;
 		if (track_reuse_) [[unlikely]] // idle from its creation until a use
 			reuse_[id].created(r_.cs, uint8_t(c_.predict_gap_ratio),
-			                   uint8_t(c_.predict_gap_trust));
+			                   uint8_t(c_.predict_gap_trust), c_.predict_overdue_gap);
 		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
 		if (c_.window_predict) [[unlikely]]

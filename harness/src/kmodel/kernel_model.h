@@ -152,8 +152,12 @@ struct KernelConfig {
 	uint32_t predict_size_exp2 = 1, admit_reads = 2;
 	// And the gap prediction's (reuse.h): an interval over this many times the brief mean is a
 	// gap (4 as in the kernel; 2-8), and the counter's value from which the gap prediction is
-	// followed (2 as in the kernel; 0: always, 4: never). Model only.
-	uint32_t predict_gap_ratio = 4, predict_gap_trust = 2;
+	// followed (1 as in the kernel; 0: always, 4: never). Model only.
+	uint32_t predict_gap_ratio = 4, predict_gap_trust = 1;
+	// An overdue BO idle for longer than its bursts' intervals is predicted one gap after its
+	// last use (true, as in the kernel) or as far ahead as it has been idle (reuse.h). Model
+	// only.
+	bool predict_overdue_gap = true;
 	// A predicted scan that finds no window after meeting an obstacle falls back to the walk
 	// instead of evicting nothing: measured on 16 boards and not kept (apitrace's live 12 MiB
 	// tail; docs/window-predict.md). Model only.

@@ -49,7 +49,8 @@ struct ReuseEstimate {
 	static constexpr uint32_t kRegime = 64; // a last interval this much shorter is the period
 	static constexpr uint8_t kGapRatio = 4; // an interval this much over the brief mean is a gap
 	static constexpr uint32_t kGapsTrusted = 2; // gaps before the gap prediction counts
-	static constexpr uint8_t kGapTrust = 2; // the counter's value that follows it (4: never)
+	static constexpr uint8_t kGapTrust = 1; // the counter's value that follows it (4: never)
+	static constexpr bool kOverdueGap = true; // predicted_next()'s overdue case (folds.py)
 	uint64_t last = 0;   // clock at the last use, or at creation before any
 	uint32_t period = 0; // 0: not reused yet
 	uint32_t uses = 0;
@@ -63,10 +64,12 @@ struct ReuseEstimate {
 	// The model's two tunables for the folds by game (harness/python/folds.py), kept per BO
 	// (in the padding) so that every call has the kernel's shape; radeon has the constants
 	uint8_t gap_ratio = kGapRatio, gap_trust = kGapTrust;
+	uint8_t overdue_gap = kOverdueGap; // an overdue BO idle past a burst's interval: one gap
 
-	void created(uint64_t now, uint8_t ratio = kGapRatio, uint8_t trust_at = kGapTrust)
+	void created(uint64_t now, uint8_t ratio = kGapRatio, uint8_t trust_at = kGapTrust,
+	             bool overdue = kOverdueGap)
 	{
-		*this = {.last = now, .gap_ratio = ratio, .gap_trust = trust_at};
+		*this = {.last = now, .gap_ratio = ratio, .gap_trust = trust_at, .overdue_gap = overdue};
 	}
 	// A submission at `now` names the BO
 	void used(uint64_t now)
@@ -91,6 +94,11 @@ struct ReuseEstimate {
 		}
 		last = now;
 		uses += uses < UINT32_MAX;
+	}
+	// Idle for longer than an interval within a burst can be, not yet a gap's mean
+	bool in_gap(uint64_t idle) const
+	{
+		return gaps >= kGapsTrusted && idle > uint64_t(gap_ratio) * brief && idle <= gap;
 	}
 	// This burst has had its usual uses: the gap prediction applies (when trusted)
 	bool burst_over() const
@@ -170,8 +178,10 @@ struct ReuseEstimate {
 		if (trust >= gap_trust && burst_over() && idle <= gap)
 			return last + gap;
 		const uint64_t p = period_now();
-		if (uses < kTrusted || p == 0 || idle > p)
+		if (uses < kTrusted || p == 0)
 			return now + idle;
+		if (idle > p) // overdue; idle past a burst's interval, the burst has ended
+			return overdue_gap && in_gap(idle) ? last + gap : now + idle;
 		return last + p;
 	}
 
