@@ -691,6 +691,19 @@ expect_fail "--predict-gap-trust without the predicted window" "changes nothing:
 	"$bin" sim --model kernel --policies window --vram 24 --predict-gap-trust 0 "$traces"/nexuiz1.bin
 expect_fail "--predict-gap-ratio 9" "--predict-gap-ratio" \
 	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-gap-ratio 9 "$traces"/nexuiz1.bin
+# --predict-overdue: on the burst trace at 3 MiB the overdue rule evicts another BO (22 against
+# 23 evictions); gap is the default; refused without the predicted window, twice, or unknown
+overdue=$(for o in "" "--predict-overdue gap" "--predict-overdue idle"; do "$bin" sim --model kernel \
+	--policies window-predict --vram 3 $o --json - "$src"/tests/data/bursts.vrl 2>/dev/null |
+	/usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["results"][0]["digest"])'; done)
+set -- $overdue
+[ $# = 3 ] && [ "$1" = "$2" ] && [ "$2" != "$3" ] && ok || bad "--predict-overdue: digests $overdue"
+expect_fail "--predict-overdue without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --predict-overdue idle "$traces"/nexuiz1.bin
+expect_fail "--predict-overdue twice" "--predict-overdue: At Most 1" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-overdue gap --predict-overdue idle "$traces"/nexuiz1.bin
+expect_fail "--predict-overdue soon" "--predict-overdue: soon not in {gap,idle}" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-overdue soon "$traces"/nexuiz1.bin
 expect_fail "--admit-reads 3" "--admit-reads" \
 	"$bin" sim --model kernel --policies window-predict+admit --vram 24 --admit-reads 3 "$traces"/nexuiz1.bin
 expect_fail "--admit-permille out of range" "--admit-permille" \
