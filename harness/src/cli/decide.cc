@@ -125,11 +125,10 @@ std::vector<double> frame_list(const TraceMeta &t, const Fig &f, const KernelCon
 	return ft;
 }
 
-// their p99 and stutter (kernel_json.h)
+// their p99 and stutter (kernel_json.h; none without frames)
 FrameTimes frame_stats(const TraceMeta &t, const Fig &f, const KernelConfig &c, const CostBand &b)
 {
-	std::vector<double> ft = frame_list(t, f, c, b);
-	return ft.empty() ? FrameTimes{} : frame_times(std::move(ft));
+	return frame_times(frame_list(t, f, c, b));
 }
 
 
@@ -1130,8 +1129,9 @@ void run_decide(const DecideArgs &a)
 	                  "the GPU read from GTT (a policy that reads the card's GTT cost: at the first GTT "
 	                  "charge); transfer: of total transfer time per cost band "
 	                  "(GTT charge x, PCIe GB/s)%s; p99: of frame-time p99, first band (live); "
-	                  "stutter+: programs whose median count of frames over twice the median "
-	                  "frame exceeds the baseline's, of the live programs, first band; "
+	                  "stutter+: programs whose median count of frames over twice the baseline "
+	                  "run's median frame exceeds the baseline's, of the live programs, first "
+	                  "band; "
 	                  "a robust win is better in the median of every band with no trace's median "
 	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band; with "
 	                  "bands of several card classes each class's verdict follows (low-end: GTT "
