@@ -22,6 +22,7 @@ traces of their change with the setting their own fold chose, beside the shipped
 (exponent 1/2, two reads; ratio 4, threshold 2): the constants' honest figures.
 """
 import argparse
+import collections
 import json
 import os
 import re
@@ -34,21 +35,24 @@ import vramlab_safe_write as safe  # noqa: E402
 
 # Per pair of constants: the policy scored, the alternatives measured when the constants were
 # chosen, the shipped setting, the sim options, the runs' file prefix and the shipped words
+Constants = collections.namedtuple("Constants",
+                                   "policy settings shipped options prefix shipped_words")
 CONSTANTS = {
     # (size exponent in halves, reads)
-    "size-reads": ("window-predict+admit", [(e, r) for e in (0, 1, 2) for r in (1, 2)], (1, 2),
+    "size-reads": Constants("window-predict+admit", [(e, r) for e in (0, 1, 2) for r in (1, 2)], (1, 2),
                    ("--predict-size-exp", "--admit-reads"), "setting",
                    "size exponent 1/2, two reads"),
     # (gap ratio, counter threshold)
-    "gap": ("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (4, 1),
+    "gap": Constants("window-predict", [(g, t) for g in (3, 4) for t in (0, 1, 2)], (4, 1),
             ("--predict-gap-ratio", "--predict-gap-trust"), "gap", "gap ratio 4, threshold 1"),
     # (an overdue BO idle past its bursts' intervals: one gap ahead or as far as idle, the
     # counter's threshold)
-    "overdue": ("window-predict", [(o, t) for o in ("idle", "gap") for t in (1, 2)], ("gap", 1),
+    "overdue": Constants("window-predict", [(o, t) for o in ("idle", "gap") for t in (1, 2)], ("gap", 1),
                 ("--predict-overdue", "--predict-gap-trust"), "overdue",
                 "overdue one gap ahead, threshold 1"),
 }
-POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS = CONSTANTS["size-reads"]
+DEFAULT = CONSTANTS["size-reads"]
+POLICY = DEFAULT.policy  # the default pair's policy (load_run()'s)
 
 
 def game_of(trace):
@@ -59,12 +63,12 @@ def game_of(trace):
     return game or stem
 
 
-def name(setting):
-    return f"{PREFIX}-{setting[0]}-{setting[1]}"
+def name(setting, spec=DEFAULT):
+    return f"{spec.prefix}-{setting[0]}-{setting[1]}"
 
 
-def load_run(path):
-    """One sim --ensemble JSON: {(trace, vram, gtt_factor): median change %} for POLICY."""
+def load_run(path, policy=POLICY):
+    """One sim --ensemble JSON: {(trace, vram, gtt_factor): median change %} for `policy`."""
     try:
         with open(path, encoding="utf-8") as f:
             j = json.load(f)
@@ -76,36 +80,36 @@ def load_run(path):
         groups = {s["group"] for s in j["summary"]}
         group = "clean" if "clean" in groups else "corpus"
         for s in j["summary"]:
-            if s["policy"] != POLICY or s["baseline"] != "lru" or s["group"] != group:
+            if s["policy"] != policy or s["baseline"] != "lru" or s["group"] != group:
                 continue
             for t in s["per_trace"]:
                 key = (t["trace"], int(s["vram_mib"]), float(s["band"]["gtt_factor"]))
                 out[key] = float(t["median"])
     except (KeyError, TypeError, ValueError) as e:
-        raise SystemExit(f"{path}: not a sim --ensemble result with {POLICY} against lru: {e!r}")
+        raise SystemExit(f"{path}: not a sim --ensemble result with {policy} against lru: {e!r}")
     if not out:
-        raise SystemExit(f"{path}: no {POLICY} rows")
+        raise SystemExit(f"{path}: no {policy} rows")
     return out
 
 
-def run_setting(a, setting, traces):
-    path = os.path.join(a.out, name(setting) + ".json")
+def run_setting(a, spec, setting, traces):
+    path = os.path.join(a.out, name(setting, spec) + ".json")
     meta_path = path + ".args"
-    args = [a.vramlab, "sim", "--model", "kernel", "--policies", f"lru,{POLICY}",
+    args = [a.vramlab, "sim", "--model", "kernel", "--policies", f"lru,{spec.policy}",
             "--vram", a.vram, "--ensemble", str(a.ensemble), "--gtt-cost", a.gtt_cost,
-            "--on-destroyed", "repair", OPTIONS[0], str(setting[0]),
-            OPTIONS[1], str(setting[1]), "--quiet", "--json", path] + traces
+            "--on-destroyed", "repair", spec.options[0], str(setting[0]),
+            spec.options[1], str(setting[1]), "--quiet", "--json", path] + traces
     if os.path.exists(path) and os.path.exists(meta_path):
         with open(meta_path, encoding="utf-8") as f:
             if f.read() == json.dumps(args[1:]):
-                return load_run(path)
-    print(f"folds: {name(setting)}: {' '.join(args[1:6])} ... ({len(traces)} traces)",
+                return load_run(path, spec.policy)
+    print(f"folds: {name(setting, spec)}: {' '.join(args[1:6])} ... ({len(traces)} traces)",
           file=sys.stderr, flush=True)
     r = subprocess.run(args, stdout=subprocess.DEVNULL, check=False)
     if r.returncode:
-        raise SystemExit(f"folds: {name(setting)}: vramlab exited {r.returncode}")
+        raise SystemExit(f"folds: {name(setting, spec)}: vramlab exited {r.returncode}")
     safe.write_text(meta_path, json.dumps(args[1:]))
-    return load_run(path)
+    return load_run(path, spec.policy)
 
 
 def score(rows, traces):
@@ -119,7 +123,7 @@ def score(rows, traces):
     return statistics.fmean(meds) if meds else float("inf")
 
 
-def folds(runs):
+def folds(runs, spec=DEFAULT):
     """runs: {setting: rows}. One fold per game: the setting the other games choose."""
     traces = sorted({t for rows in runs.values() for (t, _, _) in rows})
     games = sorted({game_of(t) for t in traces})
@@ -132,10 +136,11 @@ def folds(runs):
         scores = {s: score(rows, train) for s, rows in runs.items()}
         best = min(sorted(scores), key=lambda s: scores[s])
         out.append({"game": g, "traces": held, "chosen": list(best),
-                    "train_score": {name(s): round(v, 4) for s, v in sorted(scores.items())},
-                    "held_out": {name(s): {f"{v}M x{f:g}": rows[(t, v, f)]
-                                           for (t, v, f) in sorted(rows) if t in held}
-                                 for s, rows in runs.items() if s in (best, SHIPPED)}})
+                    "train_score": {name(s, spec): round(v, 4)
+                                    for s, v in sorted(scores.items())},
+                    "held_out": {name(s, spec): {f"{v}M x{f:g}": rows[(t, v, f)]
+                                                 for (t, v, f) in sorted(rows) if t in held}
+                                 for s, rows in runs.items() if s in (best, spec.shipped)}})
     return out
 
 
@@ -152,29 +157,29 @@ def main():
     a = ap.parse_args()
     if not 1 <= a.ensemble <= 16:
         ap.error("--ensemble: 1..16")
-    global POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS
-    POLICY, SETTINGS, SHIPPED, OPTIONS, PREFIX, SHIPPED_WORDS = CONSTANTS[a.constants]
+    spec = CONSTANTS[a.constants]
+    shipped = spec.shipped
     safe.check_makedirs(a.out)
     os.makedirs(a.out, exist_ok=True)
-    runs = {s: run_setting(a, s, a.traces) for s in SETTINGS}
-    result = folds(runs)
-    shipped_chosen = sum(1 for f in result if tuple(f["chosen"]) == SHIPPED)
+    runs = {s: run_setting(a, spec, s, a.traces) for s in spec.settings}
+    result = folds(runs, spec)
+    shipped_chosen = sum(1 for f in result if tuple(f["chosen"]) == shipped)
     # Each trace scored by the setting its fold chose, against the shipped setting: the
     # median over the traces per size and band, as the decision table's cells
     chosen_of = {t: tuple(f["chosen"]) for f in result for t in f["traces"]}
     cells = sorted({(v, g) for rows in runs.values() for (_, v, g) in rows})
     table = []
     for v, g in cells:
-        folded = [runs[chosen_of[t]][(t, v, g)] for t in chosen_of if (t, v, g) in runs[SHIPPED]]
-        shipped = [runs[SHIPPED][(t, v, g)] for t in chosen_of if (t, v, g) in runs[SHIPPED]]
+        folded = [runs[chosen_of[t]][(t, v, g)] for t in chosen_of if (t, v, g) in runs[shipped]]
+        kept = [runs[shipped][(t, v, g)] for t in chosen_of if (t, v, g) in runs[shipped]]
         table.append({"vram_mib": v, "gtt_factor": g,
                       "folds_median_pct": round(statistics.median(folded), 4),
-                      "shipped_median_pct": round(statistics.median(shipped), 4),
+                      "shipped_median_pct": round(statistics.median(kept), 4),
                       "folds_worst_pct": round(max(folded), 4),
-                      "shipped_worst_pct": round(max(shipped), 4)})
+                      "shipped_worst_pct": round(max(kept), 4)})
     print(f"{'game':16} {'chosen on the others':22}")
     for f in result:
-        print(f"{f['game']:16} {name(tuple(f['chosen'])):22}")
+        print(f"{f['game']:16} {name(tuple(f['chosen']), spec):22}")
     print(f"\n{'VRAM':>6} {'GTT':>5} {'folds: median':>14} {'shipped':>9} "
           f"{'folds: worst trace':>19} {'shipped':>9}")
     for r in table:
@@ -182,12 +187,12 @@ def main():
               f"{r['shipped_median_pct']:>+8.1f}% {r['folds_worst_pct']:>+18.1f}% "
               f"{r['shipped_worst_pct']:>+8.1f}%")
     print(f"folds: {shipped_chosen} of {len(result)} folds choose the shipped setting "
-          f"({SHIPPED_WORDS})")
+          f"({spec.shipped_words})")
     out_name = "folds.json" if a.constants == "size-reads" else f"folds-{a.constants}.json"
     safe.write_text(os.path.join(a.out, out_name),
-                    json.dumps({"settings": [name(s) for s in SETTINGS],
-                                "shipped": name(SHIPPED), "ensemble": a.ensemble,
-                                "constants": a.constants, "policy": POLICY,
+                    json.dumps({"settings": [name(s, spec) for s in spec.settings],
+                                "shipped": name(shipped, spec), "ensemble": a.ensemble,
+                                "constants": a.constants, "policy": spec.policy,
                                 "cells": table, "folds": result}, indent=1) + "\n")
 
 if __name__ == "__main__":
