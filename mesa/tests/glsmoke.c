@@ -14,7 +14,11 @@
  * they are meaningless.  Exit status 0 if no GL error was raised.
  *
  * Usage: glsmoke [--frames N] [--gbm] [--exit thread|handler|render-handler MS]
- *                [--fork-at F]
+ *                [--fork-at F] [--ready FILE]
+ *
+ * --ready FILE: FILE is created (exclusively: never an existing one) once
+ * ten frames are swapped, so that a test which stops the program from
+ * outside does so after its setup, however loaded the machine is.
  *
  * The last two test that a buffer trace never hangs or corrupts a program.
  * --exit ... MS: after MS ms, exit(0) is called while the main thread
@@ -108,6 +112,7 @@ int
 main(int argc, char **argv)
 {
    int frames = 10, use_gbm = 0, fork_at = -1;
+   const char *ready = NULL;
    for (int i = 1; i < argc; i++) {
       if (!strcmp(argv[i], "--frames") && i + 1 < argc)
          frames = atoi(argv[++i]);
@@ -120,6 +125,8 @@ main(int argc, char **argv)
          exit_ms = atoi(argv[++i]);
       } else if (!strcmp(argv[i], "--fork-at") && i + 1 < argc)
          fork_at = atoi(argv[++i]);
+      else if (!strcmp(argv[i], "--ready") && i + 1 < argc)
+         ready = argv[++i];
       else {
          fprintf(stderr, "glsmoke: unknown argument %s\n", argv[i]);
          return 2;
@@ -267,6 +274,15 @@ main(int argc, char **argv)
       }
    }
    for (int f = 0; f < frames; f++) {
+      if (ready && f == 10) {
+         int fd = open(ready, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+         if (fd < 0) {
+            perror(ready);
+            return 1;
+         }
+         close(fd);
+      }
       if (f == fork_at) {
          int status;
          pid_t child = fork();

@@ -52,10 +52,13 @@ one() { ls "$out"/$1.*.vrl 2>/dev/null | sed -n 1p; }
 
 # killed: the file is decodable up to a frame handed to the writer (at most
 # 50 ms before the kill).
-rm -f "$out"/killed.*.vrl
+# The kill comes 0.5 s after the tenth frame (--ready), not after a fixed
+# sleep: on a loaded machine a second may not reach the first frame.
+rm -f "$out"/killed.*.vrl "$out/killed.ready"
 "${shim[@]}" RADEON_BO_TRACE="$out/killed.%p.vrl" "$glsmoke" --gbm --frames 100000000 \
-	>/dev/null 2>&1 & pid=$!
-sleep 1; kill -9 $pid; wait $pid 2>/dev/null || true
+	--ready "$out/killed.ready" >/dev/null 2>&1 & pid=$!
+"$here/wait_ready.sh" "$out/killed.ready" $pid || { kill -9 $pid; fail "glsmoke never drew"; }
+sleep 0.5; kill -9 $pid; wait $pid 2>/dev/null || true
 check "$(one killed)" --truncated --min-frames 1 | sed -n 1p
 [ "$(stat -c %a "$(one killed)")" = 600 ] || fail "trace mode $(stat -c %a "$(one killed)"), not 600"
 echo "trace-writer: mode: 0600"
