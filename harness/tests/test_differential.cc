@@ -64,7 +64,7 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 // clairvoyant and the predicted window.
 TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 {
-	uint64_t resumes = 0, appended = 0, resumed_admit = 0, resumed_bounded = 0;
+	uint64_t resumes = 0, appended = 0, resumed_admit = 0, resumed_bounded = 0, escalations = 0;
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
@@ -108,6 +108,9 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 						c.stock = Stock::V6_12;
 					c.scan_max = seed % 5 == 1 ? 2 : seed % 5 == 2 ? 5 : 1024;
 					c.predict_nofit_walk = seed % 7 == 3;
+					// escalation: a failed bounded scan again with three times the bound
+					c.predict_escalate = c.scan_max < 1024 && seed % 11 < 6 ? 3 * c.scan_max : 0;
+					c.predict_move_pages = seed % 13 < 5 ? uint32_t(seed % 7) * 8 : 0;
 					c.predict_size_exp2 = uint32_t(seed % 3);
 					c.admit_reads = 1 + uint32_t(k % 2);
 					c.admit_gtt_permille = uint32_t(seed * 37 % 3000);
@@ -127,6 +130,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				appended += fast.keep_appended;
 				resumed_admit += c.admit_predict ? fast.keep_resumes : 0;
 				resumed_bounded += c.scan_max < 1024 ? fast.keep_resumes : 0;
+				escalations += fast.window_escalations;
 			}
 	}
 	// the kept candidates were used, with each of their paths
@@ -134,8 +138,10 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 	EXPECT_GT(appended, 100u);
 	EXPECT_GT(resumed_admit, 100u);
 	EXPECT_GT(resumed_bounded, 100u);
+	EXPECT_GT(escalations, 100u);
 	std::printf("predicted window: %llu gathers resumed (%llu from the tail's additions, %llu "
-	            "with admission, %llu bounded)\n",
+	            "with admission, %llu bounded), %llu scans escalated\n",
 	            (unsigned long long)resumes, (unsigned long long)appended,
-	            (unsigned long long)resumed_admit, (unsigned long long)resumed_bounded);
+	            (unsigned long long)resumed_admit, (unsigned long long)resumed_bounded,
+	            (unsigned long long)escalations);
 }

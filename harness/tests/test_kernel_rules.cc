@@ -137,6 +137,10 @@ TEST(ReuseEstimate, PredictsOnePeriodAfterTheLastUseUntilOverdue)
 	// the other exponents folds.py weighs: none (size ignored) and the size itself
 	EXPECT_EQ(r.victim_key(26, 9, 0), 26u + 3 * 16);
 	EXPECT_EQ(r.victim_key(26, 4, 2), 26u + 3 * 16 / 4);
+	// a move's fixed cost in pages counts with the size: 1 + 8 pages weigh as 9
+	EXPECT_EQ(r.victim_key(26, 1, 1, 8), 26u + 3 * 16 / 3);
+	EXPECT_EQ(r.victim_key(26, 1, 2, 3), 26u + 3 * 16 / 4);
+	EXPECT_EQ(r.victim_key(26, 1, 0, 8), 26u + 3 * 16); // size ignored: so is the move
 	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) + 1), 1ull << 26);
 	EXPECT_EQ(ReuseEstimate::isqrt((1ull << 52) - 1), (1ull << 26) - 1);
 }

@@ -180,6 +180,14 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	            "BOs falls back to the walk (not in the kernel; docs/window-predict.md)")
 	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
 	    ->disable_flag_override();
+	c->add_option("--predict-escalate", k.predict_escalate,
+	              "window-predict: a scan that visits --scan-max entries without a window goes "
+	              "on to this many before the walk (0: the walk at once)")
+	    ->check(CLI::Range(0u, 65536u));
+	c->add_option("--predict-move-pages", k.predict_move_pages,
+	              "window-predict: pages added to each BO's size in the victims' order, for a "
+	              "move's fixed cost (0: none)")
+	    ->check(CLI::Range(0u, 65536u));
 	c->add_option("--predict-gap-ratio", k.predict_gap_ratio,
 	              "window-predict: an interval over this many times a BO's brief mean is a gap "
 	              "(4 = the kernel's)")
@@ -250,6 +258,8 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--admit-reads", admit, "predicted admission"},
 	                               std::tuple{"--predict-size-exp", predict, "the predicted window"},
 	                               std::tuple{"--nofit-walk", predict, "the predicted window"},
+	                               std::tuple{"--predict-escalate", predict, "the predicted window"},
+	                               std::tuple{"--predict-move-pages", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-ratio", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-trust", predict, "the predicted window"},
 	                               std::tuple{"--predict-overdue", predict, "the predicted window"},
@@ -276,6 +286,8 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.predict_gap_trust = from.predict_gap_trust;
 	to.predict_overdue_gap = from.predict_overdue_gap;
 	to.predict_nofit_walk = from.predict_nofit_walk;
+	to.predict_escalate = from.predict_escalate;
+	to.predict_move_pages = from.predict_move_pages;
 }
 
 

@@ -44,6 +44,7 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 	              {"impossible_noevict", r.impossible_noevict},
 	              {"windows", r.windows},
 	              {"window_fallbacks", r.window_fallbacks},
+	              {"window_escalations", r.window_escalations},
 	              {"window_nofit", r.window_nofit},
 	              {"window_saved_pages", r.window_saved_pages},
 	              {"window_cold", r.window_cold},

@@ -163,6 +163,10 @@ public:
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
 			throw std::invalid_argument("scan_max must be 1..65536");
+		if (c.window_predict && c.predict_escalate &&
+		    (c.predict_escalate <= c.scan_max || c.predict_escalate > 65536))
+			throw std::invalid_argument("predict_escalate must be above scan_max (" +
+			                            std::to_string(c.scan_max) + "), at most 65536");
 		if (c.budget && (c.budget_mbps < 1 || c.budget_mbps > 1000000 || c.budget_cap_ms < 1 ||
 		                 c.budget_cap_ms > 10000))
 			throw std::invalid_argument("move budget: MB/s must be 1..1000000, the cap 1..10000 ms");
@@ -625,11 +629,21 @@ private:
 	// them holds the BO.
 	Scan predict_evict(uint32_t id)
 	{
-		const bool bounded = gather_sorted(c_.scan_max, [&](uint32_t v) {
+		const auto key = [&](uint32_t v) {
 			return reuse_[v].victim_key_over(r_.cs, c_.predict_size_exp2, key_div_[v]);
-		});
+		};
+		bool bounded = gather_sorted(c_.scan_max, key);
 		const uint64_t size = bo_[id].pages;
-		const uint64_t at = first_span_in_order(id);
+		uint64_t at = first_span_in_order(id);
+		if (at == UINT64_MAX && bounded && c_.predict_escalate) {
+			// the same scan with the larger bound: gather_sorted() goes on from where the
+			// bound stopped it (nothing moved in between) and merges the new candidates in
+			r_.window_escalations++;
+			bounded = gather_sorted(c_.predict_escalate, key);
+			at = first_span_in_order(id);
+			// the next eviction's scan is bounded at scan_max again: it starts over
+			keep_.live = false;
+		}
 		if (at == UINT64_MAX) {
 			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs:
 			// fewer candidates than LRU entries visited) has no opinion, and the walk flushes
@@ -759,7 +773,8 @@ public:
 		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
 		if (c_.window_predict) [[unlikely]]
-			key_div_[id] = ReuseEstimate::size_divisor(b.pages, c_.predict_size_exp2);
+			key_div_[id] = ReuseEstimate::size_divisor(b.pages, c_.predict_size_exp2,
+			                                           c_.predict_move_pages);
 		if (c_.future)
 			next_use_[id] = id < c_.future->first_use.size() ? c_.future->first_use[id]
 			                                                 : Future::kNever;

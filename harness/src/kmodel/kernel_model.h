@@ -137,6 +137,13 @@ struct KernelConfig {
 	// predicted from its past reuse intervals, over the first scan_max LRU entries; the walk
 	// when they hold no window. radeon.evict_predict in the 7.2 series (issue 50).
 	bool window_predict = false;
+	// With it: a scan that visits scan_max entries without a window goes on to
+	// predict_escalate entries (re-sorting them all) before the walk; 0: the walk at once.
+	// A window in a longer scan costs less than the walk's evictions one by one
+	// (docs/window-predict.md, "Escalation").
+	uint32_t predict_escalate = 0;
+	// With it: pages added to every size in the victims' order (ReuseEstimate::size_divisor())
+	uint32_t predict_move_pages = 0;
 	// With it, predicted admission (ReuseEstimate::bypass()): a BO that needs fewer pages per
 	// submission than its window's victims stays in GTT where the card's GTT reads are cheap
 	// enough;
@@ -212,6 +219,7 @@ struct KernelResult {
 	// cold candidates evicted beside a window
 	uint64_t windows = 0, window_fallbacks = 0, window_nofit = 0, window_saved_pages = 0,
 	         window_cold = 0;
+	uint64_t window_escalations = 0;   // predicted scans that went on past scan_max
 	uint64_t impossible_noevict = 0;   // allocations too large for VRAM, refused without eviction
 	// ttm_bo_evict_alloc() calls, and those for a BO larger than VRAM: every eviction rule
 	// (fit, window, keys, guard, oracle) acts there and nowhere else, and the fit rule only on

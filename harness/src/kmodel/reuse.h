@@ -109,16 +109,21 @@ struct ReuseEstimate {
 	// integer arithmetic, as the kernel's int_sqrt64() would do it. size_exp2 is the size's
 	// exponent in halves (1, the default: the square root; 0: size ignored; 2: the size
 	// itself), the alternatives the choice was made among (`harness/python/folds.py`)
-	uint64_t victim_key(uint64_t now, uint64_t pages, uint32_t size_exp2 = 1) const
+	// move_pages (0: none) is added to every size: a move's fixed cost in pages (the
+	// model's 20 us at 8 GB/s is 40), so that a window of many small BOs is not taken for
+	// as cheap as its bytes alone (docs/window-predict.md, "Escalation")
+	uint64_t victim_key(uint64_t now, uint64_t pages, uint32_t size_exp2 = 1,
+	                    uint32_t move_pages = 0) const
 	{
-		return victim_key_over(now, size_exp2, size_divisor(pages, size_exp2));
+		return victim_key_over(now, size_exp2, size_divisor(pages, size_exp2, move_pages));
 	}
 	// victim_key() in two steps: the divisor depends on the size alone, and the kernel model
 	// keeps it per BO instead of taking a square root per candidate and eviction
-	static uint64_t size_divisor(uint64_t pages, uint32_t size_exp2)
+	static uint64_t size_divisor(uint64_t pages, uint32_t size_exp2, uint32_t move_pages = 0)
 	{
 		if (size_exp2 == 0)
 			return 1;
+		pages += move_pages;
 		return std::max<uint64_t>(size_exp2 == 2 ? pages : isqrt(pages << 16), 1);
 	}
 	uint64_t victim_key_over(uint64_t now, uint32_t size_exp2, uint64_t divisor) const

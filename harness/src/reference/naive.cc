@@ -531,26 +531,35 @@ struct NaiveKernel {
 	// count), the evictable ones sorted by ReuseEstimate::victim_key() (latest first, ties in
 	// the walk's order), removed one by one until the stretch around the last one holds the
 	// BO; predicted admission as ReuseEstimate::bypass() states it. Everything from scratch at
-	// every eviction. 1: placed, 0: nothing evicted, -1: the walk.
+	// every eviction. With predict_escalate, a bounded scan that finds nothing is done again
+	// from scratch with that bound. 1: placed, 0: nothing evicted, -1: the walk.
 	int predicted(uint32_t id)
 	{
 		const uint64_t size = bo[id].pages;
 		const bool high = topdown(id);
 		const std::vector<uint32_t> order = eviction_order();
-		const size_t seen = std::min<size_t>(order.size(), c.scan_max);
+		size_t bound = c.scan_max;
+	again:
+		const size_t seen = std::min<size_t>(order.size(), bound);
 		std::vector<uint32_t> cand;
 		for (size_t i = 0; i < seen; i++)
 			if (!stays(order[i]))
 				cand.push_back(order[i]);
 		const auto key = [&](uint32_t v) {
-			return reuse[v].victim_key(r.cs, bo[v].pages, c.predict_size_exp2);
+			return reuse[v].victim_key(r.cs, bo[v].pages, c.predict_size_exp2,
+			                           c.predict_move_pages);
 		};
 		std::stable_sort(cand.begin(), cand.end(),
 		                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
 		std::vector<uint32_t> removed;
 		const uint64_t hit = first_stretch(cand, size, high, removed);
 		if (hit == UINT64_MAX) {
-			if (order.size() > c.scan_max || (c.predict_nofit_walk && cand.size() < seen)) {
+			if (order.size() > bound && bound == c.scan_max && c.predict_escalate) {
+				r.window_escalations++;
+				bound = c.predict_escalate;
+				goto again;
+			}
+			if (order.size() > bound || (c.predict_nofit_walk && cand.size() < seen)) {
 				r.window_fallbacks++;
 				return -1;
 			}
