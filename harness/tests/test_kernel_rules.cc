@@ -375,6 +375,39 @@ TEST(WindowPredict, NoWindowPastAnObstacleFallsBackToTheWalkWithNofitWalk)
 	EXPECT_EQ(walk.gtt_accesses, stock.gtt_accesses);
 }
 
+// Escalation: [A][B][C][D], 256 KiB each, fill 1 MiB; B and D are used again, so the LRU is
+// A C B D, and a 512 KiB BO arrives. Bounded at two entries the scan sees A and C, which are
+// not adjacent: the walk evicts A, C and B before the BO fits. Escalated to four entries it
+// sees B too, and evicts the window A B alone.
+TEST(WindowPredict, EscalationFindsTheWindowTheBoundMissedInsteadOfWalking)
+{
+	Builder b;
+	b.create(256);
+	const uint32_t bb = b.create(256);
+	b.create(256);
+	const uint32_t d = b.create(256);
+	b.cs({{bb, false}});
+	b.cs({{d, false}});
+	const uint32_t e = b.create(512, DomainGtt);
+	b.cs({{e, false}});
+	KernelConfig k = checked_config(1024);
+	apply_choice(kernel_choice("window-predict", 0), k);
+	k.scan_max = 2;
+	const KernelResult walk = simulate_kernel(b.t, k);
+	k.predict_escalate = 4;
+	const KernelResult escalated = simulate_kernel(b.t, k);
+	EXPECT_EQ(walk.window_fallbacks, 1u);
+	EXPECT_EQ(walk.window_escalations, 0u);
+	EXPECT_EQ(walk.evictions(), 3u);
+	EXPECT_EQ(escalated.window_escalations, 1u);
+	EXPECT_EQ(escalated.window_fallbacks, 0u);
+	EXPECT_EQ(escalated.windows, 1u);
+	EXPECT_EQ(escalated.evictions(), 2u);
+	// the escalated bound must be above the first
+	k.predict_escalate = 2;
+	EXPECT_THROW(KernelModel m(k), std::invalid_argument);
+}
+
 // Size in the order: [a 256 KiB][big 768 KiB] fill 1 MiB, used in turn (big first, the same
 // period, 2), then two submissions of a GTT buffer; c needs 256 KiB. Both are overdue: big is
 // predicted back in 4 submissions, a in 3, so by prediction alone (and by LRU) big would go,
