@@ -704,6 +704,16 @@ expect_fail "--predict-overdue twice" "--predict-overdue: At Most 1" \
 	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-overdue gap --predict-overdue idle "$traces"/nexuiz1.bin
 expect_fail "--predict-overdue soon" "--predict-overdue: soon not in {gap,idle}" \
 	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-overdue soon "$traces"/nexuiz1.bin
+# --predict-escalate and --predict-move-pages: refused without the predicted window; the
+# escalated bound must be above --scan-max (given or the default)
+expect_fail "--predict-escalate without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --predict-escalate 4096 "$traces"/nexuiz1.bin
+expect_fail "--predict-escalate at the default bound" "--predict-escalate: must be above --scan-max (1024)" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-escalate 1024 "$traces"/nexuiz1.bin
+expect_fail "--predict-escalate below --scan-max" "--predict-escalate: must be above --scan-max (2048)" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --scan-max 2048 --predict-escalate 1500 "$traces"/nexuiz1.bin
+expect_fail "--predict-move-pages without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies lru --vram 24 --predict-move-pages 40 "$traces"/nexuiz1.bin
 expect_fail "--admit-reads 3" "--admit-reads" \
 	"$bin" sim --model kernel --policies window-predict+admit --vram 24 --admit-reads 3 "$traces"/nexuiz1.bin
 expect_fail "--admit-permille out of range" "--admit-permille" \

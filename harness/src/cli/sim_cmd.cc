@@ -269,6 +269,15 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 			throw CLI::ValidationError(opt, std::string("changes nothing: no policy of this "
 			                                            "run uses ") +
 			                                    what);
+	if (c->count("--predict-escalate")) {
+		const auto escalate = c->get_option("--predict-escalate")->as<uint32_t>();
+		const uint32_t bound = c->count("--scan-max") ? c->get_option("--scan-max")->as<uint32_t>()
+		                                              : KernelConfig{}.scan_max;
+		if (escalate && escalate <= bound)
+			throw CLI::ValidationError("--predict-escalate",
+			                           "must be above --scan-max (" + std::to_string(bound) +
+			                                   "), or 0");
+	}
 }
 
 void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
