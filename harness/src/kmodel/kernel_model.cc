@@ -496,10 +496,11 @@ private:
 	// the reservations, and the LRU only loses the windows' victims (forget_victims()) and
 	// gains the placed BOs at its tail. So the kept candidates are still in order, and the
 	// entries the bound now reaches lie after all of them: those are sorted apart and merged.
-	// Any other LRU change (lru_changes_) and every create() start over.
+	// A larger bound goes on from the last one too (window-predict's escalation); a smaller
+	// one, any other LRU change (lru_changes_) and every create() start over.
 	template <class KeyOf> bool gather_sorted(uint32_t bound, KeyOf key_of)
 	{
-		const bool resume = keep_holds();
+		const bool resume = keep_holds() && bound >= keep_.bound;
 		fresh_.clear();
 		bool bounded = false;
 		const auto visit = [&](uint32_t v) {
@@ -541,6 +542,7 @@ private:
 			belady_.swap(merged_);
 		}
 		keep_.live = keep_on_;
+		keep_.bound = bound;
 		keep_.cs_no = cs_no_;
 		keep_.lru_changes = lru_changes_;
 		return bounded;
@@ -641,8 +643,6 @@ private:
 			r_.window_escalations++;
 			bounded = gather_sorted(c_.predict_escalate, key);
 			at = first_span_in_order(id);
-			// the next eviction's scan is bounded at scan_max again: it starts over
-			keep_.live = false;
 		}
 		if (at == UINT64_MAX) {
 			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs:
@@ -1088,6 +1088,7 @@ private:
 		bool live = false, collect = false;
 		uint64_t cs_no = 0, lru_changes = 0;
 		uint32_t stop = EvictOrder::kNone, next_rank = 0;
+		uint32_t bound = 0; // the gather's, a larger one may go on from it
 		std::vector<uint32_t> appended;
 	} keep_;
 	uint64_t lru_changes_ = 0; // LRU removals and tail moves
