@@ -55,8 +55,8 @@ CONSTANTS = {
     # (a scan bounded without a window: the walk (0) or on to 4096 entries; pages a move's
     # fixed cost adds to each size in the victims' order)
     "escalate-move": Constants("window-predict", [(e, m) for e in (0, 4096) for m in (0, 40, 128)],
-                      (4096, 40), ("--predict-escalate", "--predict-move-pages"), "escalate",
-                      "escalate to 4096, 40 pages a move"),
+                      (4096, 0), ("--predict-escalate", "--predict-move-pages"), "escalate",
+                      "escalate to 4096, no move pages"),
 }
 DEFAULT = CONSTANTS["size-reads"]
 POLICY = DEFAULT.policy  # the default pair's policy (load_run()'s)

@@ -393,6 +393,9 @@ TEST(WindowPredict, EscalationFindsTheWindowTheBoundMissedInsteadOfWalking)
 	KernelConfig k = checked_config(1024);
 	apply_choice(kernel_choice("window-predict", 0), k);
 	k.scan_max = 2;
+	EXPECT_EQ(k.predict_escalate, 4096u); // radeon's, the default
+	const KernelResult by_default = simulate_kernel(b.t, k);
+	k.predict_escalate = 0;
 	const KernelResult walk = simulate_kernel(b.t, k);
 	k.predict_escalate = 4;
 	const KernelResult escalated = simulate_kernel(b.t, k);
@@ -403,8 +406,14 @@ TEST(WindowPredict, EscalationFindsTheWindowTheBoundMissedInsteadOfWalking)
 	EXPECT_EQ(escalated.window_fallbacks, 0u);
 	EXPECT_EQ(escalated.windows, 1u);
 	EXPECT_EQ(escalated.evictions(), 2u);
-	// the escalated bound must be above the first
+	EXPECT_EQ(by_default.digest, escalated.digest);
+	EXPECT_EQ(by_default.window_escalations, 1u);
+	// an escalation not above the bound is none, as in TTM
 	k.predict_escalate = 2;
+	const KernelResult none = simulate_kernel(b.t, k);
+	EXPECT_EQ(none.window_escalations, 0u);
+	EXPECT_EQ(none.digest, walk.digest);
+	k.predict_escalate = 65537;
 	EXPECT_THROW(KernelModel m(k), std::invalid_argument);
 }
 

@@ -22,8 +22,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.realpath(__file__)), "..
 import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs written whole)
 
 # entries= and ps_per_entry= since the 7.2 port: optional, older logs lack them
-# " ordered" after the window: the scan in a driver's order (radeon.evict_predict), 7.2
-LINE = re.compile(r"evict-cost case=(\S+) vram=(\d+) window=(\d+)( ordered)? fillers=(\d+) "
+# " ordered" after the window: the scan in a driver's order (radeon.evict_predict), 7.2;
+# " escalating": that order goes on to 4096 entries where its bound held no window
+LINE = re.compile(r"evict-cost case=(\S+) vram=(\d+) window=(\d+)( ordered)?( escalating)? "
+                  r"fillers=(\d+) "
                   r"evicted=(\d+) ns_min=(\d+) ns_median=(\d+) ns_max=(\d+)"
                   r"(?: entries=(\d+) ps_per_entry=(\d+))?")
 A1 = re.compile(r"evict-cost-a1 case=(\S+) vram=(\d+) fillers=(\d+) entries=(\d+) "
@@ -36,10 +38,11 @@ def parse(path, kernel):
         for no, line in enumerate(f, 1):
             m = LINE.search(line)
             if m:
-                case, vram, window, ordered, fillers, evicted, lo, med, hi, ent, ps = m.groups()
+                (case, vram, window, ordered, escalating, fillers, evicted, lo, med, hi, ent,
+                 ps) = m.groups()
                 rows.append({"family": "validate", "kernel": kernel, "case": case,
                              "vram_pages": int(vram), "window": int(window),
-                             "ordered": bool(ordered),
+                             "ordered": bool(ordered), "escalating": bool(escalating),
                              "fillers": int(fillers), "evicted": int(evicted),
                              "ns_min": int(lo), "ns_median": int(med), "ns_max": int(hi),
                              "entries": int(ent) if ent else None,
@@ -78,7 +81,8 @@ def listing(a):
                if base and base["ns_median"] else None)
         r["vs_unpatched_pct"] = pct
         vs = "-" if pct is None else f"{pct:+.1f}%"
-        window = f"{r['window']}{'o' if r.get('ordered') else ''}" if r["window"] else "walk"
+        suffix = "oe" if r.get("escalating") else "o" if r.get("ordered") else ""
+        window = f"{r['window']}{suffix}" if r["window"] else "walk"
         print(f"{r['case']:10} {mib(r['vram_pages']):>7} {r['kernel']:7} "
               f"{window:>6} {r['fillers']:>7} {r['evicted']:>7} "
               f"{r['ns_median'] / 1000:>10.1f} "
@@ -110,6 +114,9 @@ def what(r):
         return "A1 LRU cursor walk"
     if r["window"] == 0:
         return "TTM walk, window off"
+    # no window exists: an escalating scan visits its bound, then 4096 entries
+    if r["case"].startswith("nofit") and r.get("escalating"):
+        return f"window scan, driver's order, N = {r['window']} escalating to 4096"
     # no window exists and the bound exceeds the LRU: the scan visits every entry
     if r["case"].startswith("nofit") and r["window"] >= r["fillers"]:
         order = ", driver's order" if r.get("ordered") else ""

@@ -80,6 +80,8 @@ for kind in "${kinds[@]}"; do
 	grep 'ttm_bo_lru_cursor_init(' "$hdr" >/dev/null && flags+=" -DTTM_EVICT_COST_LRU_CURSOR"
 	grep 'ttm_range_man_set_evict_order(' "$tree/include/drm/ttm/ttm_range_manager.h" \
 		>/dev/null && flags+=" -DTTM_EVICT_COST_ORDER"
+	grep -E '^[[:space:]]unsigned int escalate;' "$tree/include/drm/ttm/ttm_range_manager.h" \
+		>/dev/null && flags+=" -DTTM_EVICT_COST_ESCALATE"
 	echo "CFLAGS_ttm_evict_cost_test.o :=$flags" >>"$mk"
 	for arch in um x86_64; do
 		log=$out/$kind-$arch.log

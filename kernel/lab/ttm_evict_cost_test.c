@@ -13,7 +13,8 @@
  * TTM_EVICT_COST_BO_FINI where TTM has ttm_bo_fini() (7.2) and
  * TTM_EVICT_COST_LRU_CURSOR where it exports the drivers' LRU cursor (7.2),
  * and TTM_EVICT_COST_ORDER where the range manager takes a driver's order
- * (ttm_range_man_set_evict_order(), 7.2's radeon.evict_predict).
+ * (ttm_range_man_set_evict_order(), 7.2's radeon.evict_predict), and
+ * TTM_EVICT_COST_ESCALATE where that order may escalate a bounded scan.
  *
  * Each round lays out fillers of random sizes bottom-up in a VRAM range
  * manager until it is full, orders its LRU list randomly (every filler is
@@ -27,7 +28,9 @@
  * The "ordered" cases scan in a driver's order: a key per candidate that
  * costs what radeon's does (a 64-bit division, of a hash of the BO here: a
  * random order), every entry up to the bound visited before the drm_mm
- * scan, and the candidates sorted.
+ * scan, and the candidates sorted.  An "escalating" case goes on to 4096
+ * entries where its bound found no window, as radeon's order does: in the
+ * pinned layouts every scan does, its worst case.
  *
  * The second family (ttm_evict_cost_a1, 7.2 only) lays out the same rounds
  * and times design A1's first half: a driver walking VRAM's LRU through
@@ -60,6 +63,8 @@ struct ttm_evict_cost_case {
 	int err;
 	/* The scan in a driver's order (ttm_range_man_set_evict_order()) */
 	bool ordered;
+	/* With it, escalating to TTM_RANGE_EVICT_ORDER_MAX entries */
+	bool escalating;
 };
 
 static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
@@ -79,6 +84,16 @@ static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
 	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM, true },
 	/* TTM_RANGE_EVICT_ORDER_MAX: an ordered scan visits at most 4096 entries */
 	{ "nofit-64",	 8192, 8,  64,  true,  4096,  -ENOMEM, true },
+	/*
+	 * radeon's bound, escalating to 4096 where it holds no window: in the
+	 * 94 MiB layout (about 4000 LRU entries) the escalated scan visits
+	 * nearly all of its bound, the most an ordered decision holds the
+	 * locks; in the 128 MiB one it reaches the bound, and TTM walks
+	 */
+	{ "fit-256",	 8192, 15, 256, false, 1024,  0,       true, true },
+	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM, true, true },
+	{ "nofit-64",	 24000, 8, 64,  true,  1024,  -ENOMEM, true, true },
+	{ "nofit-64",	 32768, 8, 64,  true,  1024,  -ENOMEM, true, true },
 };
 
 #ifdef TTM_EVICT_COST_ORDER
@@ -95,13 +110,20 @@ static u64 cost_key(struct ttm_buffer_object *bo)
 }
 
 static const struct ttm_range_evict_order cost_order = { .key = cost_key };
+#ifdef TTM_EVICT_COST_ESCALATE
+static const struct ttm_range_evict_order cost_order_escalating = {
+	.key = cost_key,
+	.escalate = TTM_RANGE_EVICT_ORDER_MAX,
+};
+#endif
 #endif
 
 static void ttm_evict_cost_desc(const struct ttm_evict_cost_case *t,
 				char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u window=%u%s",
-		 t->name, t->vram, t->window, t->ordered ? " ordered" : "");
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u window=%u%s%s",
+		 t->name, t->vram, t->window, t->ordered ? " ordered" : "",
+		 t->escalating ? " escalating" : "");
 }
 
 KUNIT_ARRAY_PARAM(ttm_evict_cost, ttm_evict_cost_cases, ttm_evict_cost_desc);
@@ -172,6 +194,10 @@ static void cost_layout_init(struct kunit *test,
 				ttm_range_man_set_evict_order(priv->ttm_dev,
 							      TTM_PL_VRAM,
 							      c->window,
+#ifdef TTM_EVICT_COST_ESCALATE
+							      c->escalating ?
+							      &cost_order_escalating :
+#endif
 							      &cost_order), 0);
 	else
 #endif
@@ -295,6 +321,10 @@ static void ttm_evict_cost(struct kunit *test)
 	if (c->ordered)
 		kunit_skip(test, "no driver order for the scan in this kernel");
 #endif
+#ifndef TTM_EVICT_COST_ESCALATE
+	if (c->escalating)
+		kunit_skip(test, "no escalation of an ordered scan in this kernel");
+#endif
 	/* The same layouts for every mode: one seed per case */
 	prandom_seed_state(&rnd, 0x7672616dULL + c->vram + c->pages);
 	for (r = 0; r < COST_ROUNDS; r++) {
@@ -312,8 +342,9 @@ static void ttm_evict_cost(struct kunit *test)
 	sort(evicted, COST_ROUNDS, sizeof(evicted[0]), cmp_u64, NULL);
 	sort(entries, COST_ROUNDS, sizeof(entries[0]), cmp_u64, NULL);
 	kunit_info(test,
-		   "evict-cost case=%s vram=%u window=%u%s fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
-		   c->name, c->vram, c->window, c->ordered ? " ordered" : "", fillers,
+		   "evict-cost case=%s vram=%u window=%u%s%s fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
+		   c->name, c->vram, c->window, c->ordered ? " ordered" : "",
+		   c->escalating ? " escalating" : "", fillers,
 		   evicted[COST_ROUNDS / 2], ns[0], ns[COST_ROUNDS / 2],
 		   ns[COST_ROUNDS - 1], entries[COST_ROUNDS / 2],
 		   ps[COST_ROUNDS / 2]);

@@ -182,7 +182,8 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->disable_flag_override();
 	c->add_option("--predict-escalate", k.predict_escalate,
 	              "window-predict: a scan that visits --scan-max entries without a window goes "
-	              "on to this many before the walk (0: the walk at once)")
+	              "on to this many before the walk (default 4096, radeon's; 0: the walk at "
+	              "once)")
 	    ->check(CLI::Range(0u, 65536u));
 	c->add_option("--predict-move-pages", k.predict_move_pages,
 	              "window-predict: pages added to each BO's size in the victims' order, for a "

@@ -163,10 +163,8 @@ public:
 			throw std::invalid_argument("bo_score_window must be 1..4096");
 		if (c.scan && (c.scan_max < 1 || c.scan_max > 65536))
 			throw std::invalid_argument("scan_max must be 1..65536");
-		if (c.window_predict && c.predict_escalate &&
-		    (c.predict_escalate <= c.scan_max || c.predict_escalate > 65536))
-			throw std::invalid_argument("predict_escalate must be above scan_max (" +
-			                            std::to_string(c.scan_max) + "), at most 65536");
+		if (c.window_predict && c.predict_escalate > 65536)
+			throw std::invalid_argument("predict_escalate must be at most 65536");
 		if (c.budget && (c.budget_mbps < 1 || c.budget_mbps > 1000000 || c.budget_cap_ms < 1 ||
 		                 c.budget_cap_ms > 10000))
 			throw std::invalid_argument("move budget: MB/s must be 1..1000000, the cap 1..10000 ms");
@@ -637,7 +635,7 @@ private:
 		bool bounded = gather_sorted(c_.scan_max, key);
 		const uint64_t size = bo_[id].pages;
 		uint64_t at = first_span_in_order(id);
-		if (at == UINT64_MAX && bounded && c_.predict_escalate) {
+		if (at == UINT64_MAX && bounded && c_.predict_escalate > c_.scan_max) {
 			// the same scan with the larger bound: gather_sorted() goes on from where the
 			// bound stopped it (nothing moved in between) and merges the new candidates in
 			r_.window_escalations++;

@@ -138,10 +138,12 @@ struct KernelConfig {
 	// when they hold no window. radeon.evict_predict in the 7.2 series (issue 50).
 	bool window_predict = false;
 	// With it: a scan that visits scan_max entries without a window goes on to
-	// predict_escalate entries (re-sorting them all) before the walk; 0: the walk at once.
-	// A window in a longer scan costs less than the walk's evictions one by one
-	// (docs/window-predict.md, "Escalation").
-	uint32_t predict_escalate = 0;
+	// predict_escalate entries (re-sorting them all) before the walk; 0, or not above
+	// scan_max: the walk at once. A window in a longer scan costs less than the walk's
+	// evictions one by one (docs/window-predict.md, "Escalation"). radeon's order sets
+	// TTM_RANGE_EVICT_ORDER_MAX, the default.
+	static constexpr uint32_t kPredictEscalate = 4096;
+	uint32_t predict_escalate = kPredictEscalate;
 	// With it: pages added to every size in the victims' order (ReuseEstimate::size_divisor())
 	uint32_t predict_move_pages = 0;
 	// With it, predicted admission (ReuseEstimate::bypass()): a BO that needs fewer pages per

@@ -531,8 +531,8 @@ struct NaiveKernel {
 	// count), the evictable ones sorted by ReuseEstimate::victim_key() (latest first, ties in
 	// the walk's order), removed one by one until the stretch around the last one holds the
 	// BO; predicted admission as ReuseEstimate::bypass() states it. Everything from scratch at
-	// every eviction. With predict_escalate, a bounded scan that finds nothing is done again
-	// from scratch with that bound. 1: placed, 0: nothing evicted, -1: the walk.
+	// every eviction. With predict_escalate above scan_max, a bounded scan that finds nothing
+	// is done again from scratch with that bound. 1: placed, 0: nothing evicted, -1: the walk.
 	int predicted(uint32_t id)
 	{
 		const uint64_t size = bo[id].pages;
@@ -554,7 +554,8 @@ struct NaiveKernel {
 		std::vector<uint32_t> removed;
 		const uint64_t hit = first_stretch(cand, size, high, removed);
 		if (hit == UINT64_MAX) {
-			if (order.size() > bound && bound == c.scan_max && c.predict_escalate) {
+			if (order.size() > bound && bound == c.scan_max &&
+			    c.predict_escalate > c.scan_max) {
 				r.window_escalations++;
 				bound = c.predict_escalate;
 				goto again;
