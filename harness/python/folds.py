@@ -7,12 +7,14 @@ default), window-predict's size exponent (0, 1/2 or 1) and predicted admission's
 (1 or 2), scored on window-predict+admit; `--constants gap`, the gap prediction's ratio (3 or
 4) and its counter's threshold (0 = always, 1, 2), scored on window-predict; `--constants
 overdue` and `--constants escalate-move` (a bounded scan's escalation, 0 or 4096 entries, and
-a move's fixed cost in pages in the victims' order, 0, 40 or 128). Here each pair
+a move's fixed cost in pages in the victims' order, 0, 40 or 128; `--constants escalate`,
+the escalation alone). Here each pair
 is chosen again once per game, on the other games only, and the game left out is scored with
 the choice it never saw: leave-one-game-out folds. A game is a trace's name without its take
 number (nexuiz1 and nexuiz2 are one game).
 
-    folds.py --vramlab harness/build/vramlab --out DIR [--constants size-reads|gap|overdue|escalate-move]
+    folds.py --vramlab harness/build/vramlab --out DIR
+             [--constants size-reads|gap|overdue|escalate-move|escalate]
              [--ensemble 4] [--vram 32,64,128,256] [--gtt-cost 0.1,1,4] TRACE...
 
 For every setting, one `vramlab sim --model kernel --ensemble N` of lru and the policy
@@ -57,6 +59,10 @@ CONSTANTS = {
     "escalate-move": Constants("window-predict", [(e, m) for e in (0, 4096) for m in (0, 40, 128)],
                       (4096, 0), ("--predict-escalate", "--predict-move-pages"), "escalate",
                       "escalate to 4096, no move pages"),
+    # The escalation alone (no move pages): two settings, cheap enough for 16 boards
+    "escalate": Constants("window-predict", [(0, 0), (4096, 0)], (4096, 0),
+                 ("--predict-escalate", "--predict-move-pages"), "escalate",
+                 "escalate to 4096"),
 }
 DEFAULT = CONSTANTS["size-reads"]
 POLICY = DEFAULT.policy  # the default pair's policy (load_run()'s)
