@@ -39,7 +39,7 @@ DEMO_DESTROYED ?= repair
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-escalate folds-escalate-16 fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-escalate folds-escalate-16 bound fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench bench-decide clean
 
 all: build
@@ -219,6 +219,22 @@ folds-escalate-16: build
 	@mkdir -p $(FOLDS_DIR)-16
 	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR)-16 --constants escalate \
 		--ensemble 16 ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)-16/folds-escalate.txt
+
+# The clairvoyant bound on the cells where window-predict misses issue 50's targets
+# (docs/window-predict.md, "What the bound allows"): four traces at 32 and 256 MiB, the live
+# corpus at 12, 16 and 32 MiB, 16 boards, beside window-oracle(+admit). 7.5 minutes on 2
+# cores. Not in CI. The corpus is links to four traces in a directory of its own.
+BOUND_DIR    := $(BUILD)/bound
+BOUND_TRACES := nexuiz1 supertuxkart1 penumbra1 nederland1
+bound: build
+	@mkdir -p $(BOUND_DIR)/corpus
+	@for t in $(BOUND_TRACES); do ln -sfn $(abspath ../shared/traces/thesis)/$$t.bin \
+		$(BOUND_DIR)/corpus/$$t.bin; done
+	$(VRAMLAB) decide --corpus $(BOUND_DIR)/corpus --live traces/live --vram 32,256 \
+		--live-vram 12,16,32 \
+		--policies lru,window-predict,window-predict+admit,window-oracle,window-oracle+admit \
+		--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble 16 \
+		--gtt-cost 0.1,1,4 --pcie-gbps 8 --json $(BOUND_DIR)/decide.json | tee $(BOUND_DIR)/decide.txt
 
 # Mesa's network fitted to the oracle's scores (issue 50, docs/training.md "Fitted to the
 # oracle"): each half of harness/weights/split-fit-a.txt fitted with seeds 1-3 (the lowest
