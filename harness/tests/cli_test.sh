@@ -478,9 +478,10 @@ PY
 
 # The second twins: the thrash guard's runs copied from the unguarded rule's where the guard
 # would never have kept a BO, predicted admission's at another GTT charge from its first
-# charge's where that never asked the cost test; --every-board replays them all
+# charge's where every cost test that run asked answers the same at it (x0.5 does wherever
+# x0.1's windows had victims: reuse.h); --every-board replays them all
 for m in shared every; do
-	"$bin" decide --quiet --corpus "$traces/live" --vram 8,12 --ensemble 2 --gtt-cost 0.1,4 \
+	"$bin" decide --quiet --corpus "$traces/live" --vram 8,12 --ensemble 2 --gtt-cost 0.1,0.5,4 \
 		--policies lru,fit,guard,window,window+guard,window-predict+admit --threads 2 \
 		$([ $m = every ] && echo --every-board) \
 		--json "$work/twin-$m.json" >"$work/twin-$m.txt" 2>&1 || bad "decide twins $m: $(cat "$work/twin-$m.txt")"

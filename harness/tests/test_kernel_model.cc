@@ -708,10 +708,11 @@ TEST(KernelModel, AnEvictionRuleIsStockWhereStockNeverEvicts)
 
 // decide's second twins (docs/decision-table.md, "Run time"): a guarded rule's run is the
 // unguarded rule's where that run, observing the guard, says it would never have kept a BO;
-// predicted admission's run at any GTT charge is another charge's where that run never asked
-// the cost test. Both claims on every repository trace, at sizes that evict; each must also
-// be seen to fail to apply somewhere (a guard that acts, a charge that matters), or the test
-// proves nothing.
+// predicted admission's run at a GTT charge is another charge's where each cost test that run
+// asked gives the same answer at both (KernelResult::admit_same_from/to): the run at either
+// end of that interval is the same run, and one step past an end is another. Both claims on
+// every repository trace, at sizes that evict; each must also be seen to fail to apply
+// somewhere (a guard that acts, a charge that matters), or the test proves nothing.
 TEST(KernelModel, SecondTwinsAreTheSameRunWhereTheirRepresentativeSaysSo)
 {
 	auto same = [](const KernelResult &a, const KernelResult &b) {
@@ -749,18 +750,36 @@ TEST(KernelModel, SecondTwinsAreTheSameRunWhereTheirRepresentativeSaysSo)
 				c.guard_observe = false; // observing changes nothing
 				EXPECT_TRUE(same(a, simulate_kernel(t, c))) << t.name << " " << rule;
 			}
-			KernelConfig lo = base, hi = base;
-			apply_choice(kernel_choice("window-predict+admit", 0), lo);
-			apply_choice(kernel_choice("window-predict+admit", 0), hi);
-			lo.admit_gtt_permille = 20; // x0.1 of the default charge and far beyond x4
-			hi.admit_gtt_permille = 2000;
-			const KernelResult a = simulate_kernel(t, lo), b = simulate_kernel(t, hi);
+			KernelConfig at = base;
+			apply_choice(kernel_choice("window-predict+admit", 0), at);
+			at.admit_gtt_permille = 20; // x0.02 of the default charge
+			const KernelResult a = simulate_kernel(t, at);
+			const std::string where = t.name + " at " + std::to_string(mib) + " MiB, charge ";
+			EXPECT_LE(a.admit_same_from, 20u) << where << 20;
+			EXPECT_GE(a.admit_same_to, 20u) << where << 20;
 			if (a.admit_cost_tests == 0) {
-				EXPECT_TRUE(same(a, b)) << t.name << " at " << mib << " MiB";
-				EXPECT_EQ(b.admit_cost_tests, 0u) << t.name << " at " << mib << " MiB";
+				EXPECT_EQ(a.admit_same_from, 1u) << where << 20;
+				EXPECT_EQ(a.admit_same_to, UINT32_MAX) << where << 20;
+				at.admit_gtt_permille = 4000;
+				const KernelResult b = simulate_kernel(t, at);
+				EXPECT_TRUE(same(a, b)) << where << 4000;
+				EXPECT_EQ(b.admit_cost_tests, 0u) << where << 4000;
 				charge_copies += a.evict_allocs != 0;
-			} else {
-				charge_matters += !same(a, b);
+				continue;
+			}
+			for (const uint64_t g : {a.admit_same_from, a.admit_same_to}) {
+				if (g == 20 || g > 100000)
+					continue;
+				at.admit_gtt_permille = uint32_t(g);
+				EXPECT_TRUE(same(a, simulate_kernel(t, at))) << where << g;
+				charge_copies++;
+			}
+			for (const uint64_t g : {a.admit_same_from - 1, a.admit_same_to + 1}) {
+				if (g == 0 || g > 100000)
+					continue;
+				at.admit_gtt_permille = uint32_t(g);
+				EXPECT_FALSE(same(a, simulate_kernel(t, at))) << where << g;
+				charge_matters++;
 			}
 		}
 	}

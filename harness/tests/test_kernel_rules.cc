@@ -271,6 +271,37 @@ TEST(ReuseEstimate, OverduePastABurstsIntervalsPredictsOneGapWhenAskedTo)
 // predicted next use than its victims' until theirs, and two GTT reads of it (g = permille /
 // 1000 of a move each) cheaper than its move in and its victims' out and back:
 // 2 g pages < pages + 2 victims
+// decide copies predicted admission's run to the GTT charges at which every cost test it
+// asked answers the same (KernelResult::admit_same_from/to): the last charge that passes must
+// be exact, or a copy is a different run
+TEST(ReuseEstimate, TheCostTestsLastPassingChargeIsExact)
+{
+	using R = ReuseEstimate;
+	for (const uint32_t reads : {1u, 2u})
+		for (const uint64_t pages : {1ull, 3ull, 64ull, 1000ull, 4096ull, 1ull << 22})
+			for (const uint64_t victims : {0ull, 1ull, 7ull, 33ull, 64ull, 999ull, 1ull << 22}) {
+				const uint64_t last = R::cost_test_last_pass(pages, victims, reads);
+				if (last >= UINT32_MAX) { // past every charge: it passes at all of them
+					EXPECT_TRUE(R::cost_test(pages, victims, UINT32_MAX, reads));
+					continue;
+				}
+				EXPECT_TRUE(R::cost_test(pages, victims, uint32_t(last), reads))
+				        << pages << " " << victims << " " << reads;
+				EXPECT_FALSE(R::cost_test(pages, victims, uint32_t(last + 1), reads))
+				        << pages << " " << victims << " " << reads;
+			}
+	uint64_t from = 1, to = UINT32_MAX;
+	R::narrow_same_charges(64, 64, 2, true, from, to); // passes up to 1499
+	EXPECT_EQ(from, 1u);
+	EXPECT_EQ(to, 1499u);
+	R::narrow_same_charges(64, 0, 2, false, from, to); // fails from 500 on
+	EXPECT_EQ(from, 500u);
+	EXPECT_EQ(to, 1499u);
+	R::narrow_same_charges(64, 1000, 2, true, from, to); // a wider pass narrows nothing
+	EXPECT_EQ(from, 500u);
+	EXPECT_EQ(to, 1499u);
+}
+
 TEST(ReuseEstimate, BypassWhenNeededAtALowerRateThanTheVictimsAndGttIsCheapEnough)
 {
 	using R = ReuseEstimate;

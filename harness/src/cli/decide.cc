@@ -52,7 +52,8 @@ struct Fig { // one (trace, VRAM size, policy, variation) run
 	uint64_t moved = 0, moves = 0, gtt_bytes = 0, evictions = 0;
 	uint64_t evict_allocs = 0, evict_allocs_too_big = 0; // KernelResult's: whether its
 	                                                      // eviction twins are this run
-	uint64_t guard_observed = 0, admit_cost_tests = 0;   // and its guard and charge twins
+	uint64_t guard_observed = 0; // and its guard and charge twins (the charges giving this run)
+	uint64_t admit_same_from = 1, admit_same_to = UINT32_MAX;
 	std::vector<Frame3> frames; // live traces only
 };
 
@@ -616,8 +617,9 @@ void run_decide(const DecideArgs &a)
 		//   refusal changes nothing), so where it never would, they are that run. The
 		//   observation goes on the unguarded rule's run and on its stock twin's, whose run
 		//   the rule's may be a copy of;
-		// - predicted admission at another GTT charge is its first charge's run where that
-		//   run never asked the cost test (the one place the charge enters).
+		// - predicted admission at another GTT charge is its first charge's run where every
+		//   cost test that run asked (the one place the charge enters) gives the same answer
+		//   at the other charge (KernelResult::admit_same_from/to; none asked: any charge).
 		std::vector<size_t> rep2(P);
 		std::vector<char> observe(P, 0);
 		for (size_t p = 0; p < P; p++) {
@@ -645,7 +647,9 @@ void run_decide(const DecideArgs &a)
 				observe[rep2[p]] = observe[rep[rep2[p]]] = 1;
 		}
 		auto second_replays = [&](size_t p, const Fig &r) {
-			return choices[p].policy->guard ? r.guard_observed != 0 : r.admit_cost_tests != 0;
+			return choices[p].policy->guard
+			               ? r.guard_observed != 0
+			               : gtt_permille[p] < r.admit_same_from || gtt_permille[p] > r.admit_same_to;
 		};
 		std::vector<uint32_t> periods;
 		for (size_t v = 0; v < V; v++) {
@@ -756,7 +760,8 @@ void run_decide(const DecideArgs &a)
 					f.evict_allocs = r.evict_allocs;
 					f.evict_allocs_too_big = r.evict_allocs_too_big;
 					f.guard_observed = r.guard_observed;
-					f.admit_cost_tests = r.admit_cost_tests;
+					f.admit_same_from = r.admit_same_from;
+					f.admit_same_to = r.admit_same_to;
 					// per_frame[0] is before the first FRAME: frame n ends at FRAME n
 					for (size_t n = 0; c.per_frame && n + 1 < r.per_frame.size(); n++)
 						f.frames.push_back({r.per_frame[n].bytes, r.per_frame[n].moves,
@@ -1168,8 +1173,8 @@ void run_decide(const DecideArgs &a)
 	                     "eviction on the same kernel and placement never reached what the rule "
 	                     "changes (the fit rule: a BO larger than VRAM) that run, the "
 	                     "thrash guard's where it would never have kept a BO the unguarded "
-	                     "rule's, predicted admission's at another GTT charge where its first "
-	                     "charge never asked the cost test that one's, "
+	                     "rule's, predicted admission's at another GTT charge where every cost "
+	                     "test its first charge asked gives the same answer that one's, "
 	                     "a board that pins what another pins at that size that board's) in %.1f s on %u thread%s%s\n",
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",

@@ -683,8 +683,11 @@ private:
 		if (!reuse_[id].rate_test(r_.cs, bo_[id].pages, victims_rate))
 			return false;
 		r_.admit_cost_tests++; // the one test the card's GTT charge enters
-		return ReuseEstimate::cost_test(bo_[id].pages, victim_pages, gtt_permille_,
-		                                c_.admit_reads);
+		const bool stays = ReuseEstimate::cost_test(bo_[id].pages, victim_pages, gtt_permille_,
+		                                            c_.admit_reads);
+		ReuseEstimate::narrow_same_charges(bo_[id].pages, victim_pages, c_.admit_reads, stays,
+		                                   r_.admit_same_from, r_.admit_same_to);
+		return stays;
 	}
 
 	// The observer's view of one decision: belady_ holds every evictable BO; a placed one

@@ -233,8 +233,10 @@ struct KernelResult {
 	// Where decide may copy a run instead of replaying it: with guard_observe, the BOs the
 	// guard would have kept (not 0: the guarded run differs from here on); with predicted
 	// admission, the decisions where its cost test was asked (0: every GTT charge gives this
-	// run)
+	// run), and the GTT charges (KernelConfig::admit_gtt_permille) at which each of those
+	// tests gives the answer it gave here: the run at any charge in [from, to] is this run
 	uint64_t guard_observed = 0, admit_cost_tests = 0;
+	uint64_t admit_same_from = 1, admit_same_to = UINT32_MAX;
 	// The predicted and the clairvoyant window's gathers that went on from the last one of
 	// the same submission instead of starting over, and of those the ones that read the BOs
 	// added at the tail since (kernel_model.cc, gather_sorted()); the model's speed only

@@ -171,6 +171,23 @@ struct ReuseEstimate {
 	{
 		return reads * uint64_t(gtt_permille) * pages < 1000 * (pages + 2 * victim_pages);
 	}
+	// The largest gtt_permille at which cost_test() passes (it fails from one more on):
+	// the charges that give a decision the same answer
+	static uint64_t cost_test_last_pass(uint64_t pages, uint64_t victim_pages, uint32_t reads)
+	{
+		return (1000 * (pages + 2 * victim_pages) - 1) / (reads * std::max<uint64_t>(pages, 1));
+	}
+	// Narrows [from, to], the charges at which every cost test so far gives its answer, by
+	// one more test, which answered `stays`
+	static void narrow_same_charges(uint64_t pages, uint64_t victim_pages, uint32_t reads,
+	                                bool stays, uint64_t &from, uint64_t &to)
+	{
+		const uint64_t last = cost_test_last_pass(pages, victim_pages, reads);
+		if (stays)
+			to = std::min(to, last);
+		else
+			from = std::max(from, last + 1);
+	}
 	// Pages per submission, in 1/65536ths, of a BO predicted back in `distance` submissions
 	static uint64_t rate(uint64_t pages, uint64_t distance)
 	{

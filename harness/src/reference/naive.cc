@@ -577,7 +577,13 @@ struct NaiveKernel {
 			}
 		if (c.admit_predict && may_decline) {
 			const uint32_t g = c.admit_gtt_permille ? c.admit_gtt_permille : gtt_read_permille(c);
-			r.admit_cost_tests += reuse[id].rate_test(r.cs, size, rate);
+			if (reuse[id].rate_test(r.cs, size, rate)) {
+				r.admit_cost_tests++;
+				ReuseEstimate::narrow_same_charges(
+				        size, victim_pages, c.admit_reads,
+				        ReuseEstimate::cost_test(size, victim_pages, g, c.admit_reads),
+				        r.admit_same_from, r.admit_same_to);
+			}
 			if (reuse[id].bypass(r.cs, size, rate, victim_pages, g, c.admit_reads)) {
 				r.admit_bypasses++;
 				return 0;
