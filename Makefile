@@ -222,7 +222,7 @@ folds-escalate-16: build
 
 # The clairvoyant bound on the cells where window-predict misses issue 50's targets
 # (docs/window-predict.md, "What the bound allows"): four traces at 32 and 256 MiB, the live
-# corpus at 12, 16 and 32 MiB, 16 boards, beside window-oracle(+admit). 7.5 minutes on 2
+# corpus at 12, 16 and 32 MiB, 16 boards, beside window-oracle(+admit). 6 minutes on 2
 # cores. Not in CI. The corpus is links to four traces in a directory of its own.
 BOUND_DIR    := $(BUILD)/bound
 BOUND_TRACES := nexuiz1 supertuxkart1 penumbra1 nederland1
