@@ -271,6 +271,35 @@ TEST(ReuseEstimate, OverduePastABurstsIntervalsPredictsOneGapWhenAskedTo)
 // predicted next use than its victims' until theirs, and two GTT reads of it (g = permille /
 // 1000 of a move each) cheaper than its move in and its victims' out and back:
 // 2 g pages < pages + 2 victims
+TEST(ReuseEstimate, BypassWhenNeededAtALowerRateThanTheVictimsAndGttIsCheapEnough)
+{
+	using R = ReuseEstimate;
+	R r;
+	r.created(0);
+	r.used(10);
+	r.used(20);
+	// this use would be the third: period 10 trusted, back in 10
+	EXPECT_EQ(R::rate(64, 10), (64u << 16) / 10);
+	EXPECT_EQ(R::rate(64, 0), R::rate(64, 1));
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(64, 5), 64, 1000));
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 10), 64, 1000)); // the same rate: admitted
+	EXPECT_FALSE(r.bypass(30, 640, R::rate(64, 5), 64, 1000)); // ten times the size: admitted
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(64, 1), 33, 1000));   // 128 < 64 + 66
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 1), 32, 1000));  // 128 = 64 + 64: admitted
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(224, 5), 224, 4000)); // x4: 512 = 64 + 448
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(225, 5), 225, 4000));
+	// one read instead of two (folds.py's alternative): at x4 100 victim pages are enough
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(100, 5), 100, 4000));   // 512 > 64 + 200
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(100, 5), 100, 4000, 1)); // 256 < 64 + 200
+	EXPECT_TRUE(r.bypass(30, 64, R::rate(8, 1), 8, 100));   // x0.1: 12.8 < 80
+	EXPECT_FALSE(r.bypass(30, 64, R::rate(8, 1), 8, 1000)); // x1: 128 > 80
+	// before its period counts (this use the second) a BO is predicted back at once
+	R n;
+	n.created(0);
+	n.used(10);
+	EXPECT_FALSE(n.bypass(20, 64, R::rate(64, 1), 1 << 20, 1));
+}
+
 // decide copies predicted admission's run to the GTT charges at which every cost test it
 // asked answers the same (KernelResult::admit_same_from/to): the last charge that passes must
 // be exact, or a copy is a different run
@@ -300,35 +329,6 @@ TEST(ReuseEstimate, TheCostTestsLastPassingChargeIsExact)
 	R::narrow_same_charges(64, 1000, 2, true, from, to); // a wider pass narrows nothing
 	EXPECT_EQ(from, 500u);
 	EXPECT_EQ(to, 1499u);
-}
-
-TEST(ReuseEstimate, BypassWhenNeededAtALowerRateThanTheVictimsAndGttIsCheapEnough)
-{
-	using R = ReuseEstimate;
-	R r;
-	r.created(0);
-	r.used(10);
-	r.used(20);
-	// this use would be the third: period 10 trusted, back in 10
-	EXPECT_EQ(R::rate(64, 10), (64u << 16) / 10);
-	EXPECT_EQ(R::rate(64, 0), R::rate(64, 1));
-	EXPECT_TRUE(r.bypass(30, 64, R::rate(64, 5), 64, 1000));
-	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 10), 64, 1000)); // the same rate: admitted
-	EXPECT_FALSE(r.bypass(30, 640, R::rate(64, 5), 64, 1000)); // ten times the size: admitted
-	EXPECT_TRUE(r.bypass(30, 64, R::rate(64, 1), 33, 1000));   // 128 < 64 + 66
-	EXPECT_FALSE(r.bypass(30, 64, R::rate(64, 1), 32, 1000));  // 128 = 64 + 64: admitted
-	EXPECT_FALSE(r.bypass(30, 64, R::rate(224, 5), 224, 4000)); // x4: 512 = 64 + 448
-	EXPECT_TRUE(r.bypass(30, 64, R::rate(225, 5), 225, 4000));
-	// one read instead of two (folds.py's alternative): at x4 100 victim pages are enough
-	EXPECT_FALSE(r.bypass(30, 64, R::rate(100, 5), 100, 4000));   // 512 > 64 + 200
-	EXPECT_TRUE(r.bypass(30, 64, R::rate(100, 5), 100, 4000, 1)); // 256 < 64 + 200
-	EXPECT_TRUE(r.bypass(30, 64, R::rate(8, 1), 8, 100));   // x0.1: 12.8 < 80
-	EXPECT_FALSE(r.bypass(30, 64, R::rate(8, 1), 8, 1000)); // x1: 128 > 80
-	// before its period counts (this use the second) a BO is predicted back at once
-	R n;
-	n.created(0);
-	n.used(10);
-	EXPECT_FALSE(n.bypass(20, 64, R::rate(64, 1), 1 << 20, 1));
 }
 
 // Four 256 KiB BOs used in turn fill 1 MiB; a fifth, x, is used every fifth round. Once x's
