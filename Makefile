@@ -39,7 +39,7 @@ DEMO_DESTROYED ?= repair
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-escalate folds-escalate-16 bound fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-escalate folds-escalate-16 bound move-latency fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench bench-decide clean
 
 all: build
@@ -235,6 +235,20 @@ bound: build
 		--policies lru,window-predict,window-predict+admit,window-oracle,window-oracle+admit \
 		--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble 16 \
 		--gtt-cost 0.1,1,4 --pcie-gbps 8 --json $(BOUND_DIR)/decide.json | tee $(BOUND_DIR)/decide.txt
+
+# What the verdicts owe to the model's one unmeasured cost, a move's fixed latency
+# (docs/decision-table.md, "The move latency"): window-predict(+admit) and the clairvoyant
+# window against both stocks with every run costed at 5, 10, 20 (the model's) and 40 us a
+# move, 16 boards, GTT x0.1/x1/x4. About 20 minutes on 2 cores. Not in CI.
+LATENCY_DIR := $(BUILD)/move-latency
+move-latency: build
+	@mkdir -p $(LATENCY_DIR)
+	$(VRAMLAB) decide --corpus ../shared/traces/thesis --live traces/live --vram $(DECIDE_VRAM) \
+		--live-vram $(DECIDE_LIVE_VRAM) \
+		--policies lru,window-predict,window-predict+admit,window-oracle \
+		--baselines '$(DECIDE_BASELINES)' --on-destroyed repair --ensemble 16 \
+		--gtt-cost 0.1,1,4 --pcie-gbps 8 --move-latency-us 5,10,20,40 \
+		--json $(LATENCY_DIR)/decide.json | tee $(LATENCY_DIR)/decide.txt
 
 # Mesa's network fitted to the oracle's scores (issue 50, docs/training.md "Fitted to the
 # oracle"): each half of harness/weights/split-fit-a.txt fitted with seeds 1-3 (the lowest

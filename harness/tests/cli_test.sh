@@ -412,6 +412,10 @@ expect_fail "ensemble 0 named" '0 is out of range 1..16' "$bin" sim --model kern
 expect_fail "ensemble 10000" '10000 is out of range 1..16' "$bin" decide --ensemble 10000 --corpus "$traces"
 expect_fail "gtt cost 0" '\-\-gtt-cost: 0 is out of range' "$bin" decide --gtt-cost 1,0 --corpus "$traces" --json "$work/no.json"
 expect_fail "gtt cost negative" '\-\-gtt-cost: -2 is out of range' "$bin" decide --gtt-cost=-2 --corpus "$traces" --json "$work/no.json"
+expect_fail "latency twice" '\-\-move-latency-us: "5" is given twice' "$bin" decide --move-latency-us 5,5 --corpus "$traces"
+expect_fail "latency too long" '\-\-move-latency-us: 20000 is out of range' "$bin" decide --move-latency-us 5,20000 --corpus "$traces"
+expect_fail "latency too short" '\-\-move-latency-us: 0.01 is out of range 0.1..10000 us' "$bin" decide --move-latency-us 0.01,5 --corpus "$traces"
+expect_fail "latency with a cost file" 'cannot be combined with \-\-move-latency-us' "$bin" decide --move-latency-us 5,20 --cost "$src/costs/default.json" --corpus "$traces"
 expect_fail "pcie not a number" '\-\-pcie-gbps: "fast" is not a number' "$bin" decide --pcie-gbps fast --corpus "$traces"
 mkdir -p "$work/emptylive"
 expect_fail "empty live dir" 'emptylive: no trace files' "$bin" decide --corpus "$traces" --live "$work/emptylive" --json "$work/no.json"
@@ -492,6 +496,40 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["runs"] == b["runs"] and a["verdicts"] == b["verdicts"] and a["summary"] == b["summary"]
 assert b["replays"] == len(b["runs"]) > a["replays"] > 0, (a["replays"], b["replays"])
 PY
+
+# A move's fixed cost as bands (--move-latency-us with several values): every band's figures
+# and every latency's verdict are those of a table with that latency alone; the runs do not
+# depend on it (a cost, not a rule's input)
+for l in 5,40 5 40; do
+	"$bin" decide --quiet --corpus "$traces/nexuiz1.bin" --vram 32,64 --ensemble 2 --gtt-cost 1,4 \
+		--policies lru,window,window-predict --threads 2 --move-latency-us $l \
+		--json "$work/lat-$l.json" >"$work/lat-$l.txt" 2>&1 || bad "decide latency $l: $(cat "$work/lat-$l.txt")"
+done
+/usr/bin/python3 - "$work/lat-5,40.json" "$work/lat-5.json" "$work/lat-40.json" <<'PY' && ok || bad "decide: move latency bands"
+import json, sys
+both, one = json.load(open(sys.argv[1])), {5: json.load(open(sys.argv[2])), 40: json.load(open(sys.argv[3]))}
+assert both["runs"] == one[5]["runs"] == one[40]["runs"]
+assert [b.get("move_latency_us") for b in both["config"]["bands"]] == [5, 40, 5, 40]
+assert not any("move_latency_us" in b for j in one.values() for b in j["config"]["bands"])
+key = lambda r: (r["group"], r["vram_mib"], r["policy"], r["baseline"], r["band"]["gtt_factor"])
+single = {(l,) + key(r): r for l, j in one.items() for r in j["summary"]}
+assert len(both["summary"]) == len(single) > 0
+for r in both["summary"]:
+    s = single[(r["band"]["move_latency_us"],) + key(r)]
+    for f in ("transfer_change_pct", "per_trace", "moved_change_pct", "worst_trace"):
+        assert r[f] == s[f], (key(r), f)
+    assert r["band"]["label"] == s["band"]["label"] + ", move %g us" % r["band"]["move_latency_us"]
+vkey = lambda v: (v["group"], v["vram_mib"], v["policy"], v["baseline"])
+singles = {(l,) + vkey(v): v["verdict"] for l, j in one.items() for v in j["verdicts"]}
+assert not any("by_move_latency" in v for j in one.values() for v in j["verdicts"])
+for v in both["verdicts"]:
+    by = v["by_move_latency"]
+    assert by == {"%g" % l: singles[(l,) + vkey(v)] for l in (5, 40)}, (vkey(v), by)
+    overall = v["verdict"]
+    assert overall == by["5"] or by["5"] != by["40"], (vkey(v), overall, by)
+PY
+grep -q "x4 8G 40us" "$work/lat-5,40.txt" && grep -q "move 40 us: " "$work/lat-5,40.txt" && ok ||
+	bad "decide: no latency bands in the table: $(head -5 "$work/lat-5,40.txt")"
 
 # Cost files (docs/cost-file.md): the default file is the built-in costs; a measured file
 # changes the transfer time as the formula says; bad files get one line naming the field.

@@ -114,6 +114,15 @@ nlohmann::json pct_json(const Spread &s) // ratios as % change, positive = more 
 	        {"best", p(s.min)},      {"worst", p(s.max)}};
 }
 
+// A band in the JSON; its move latency only when it has its own (the keys of before else)
+nlohmann::json band_json(const CostBand &b)
+{
+	nlohmann::json j{{"gtt_factor", b.gtt_factor}, {"pcie_gbps", b.pcie_gbps}, {"label", b.label()}};
+	if (b.move_latency_us >= 0)
+		j["move_latency_us"] = b.move_latency_us;
+	return j;
+}
+
 // Frame times: each frame's recorded time plus its modelled transfer time
 std::vector<double> frame_list(const TraceMeta &t, const Fig &f, const KernelConfig &c,
                                const CostBand &b)
@@ -478,11 +487,14 @@ void run_decide(const DecideArgs &a)
 		                                         "(lru,window)");
 	std::vector<CostBand> bands;
 	std::vector<size_t> band_charge; // per band: its index in a.gtt_factors
+	const std::vector<double> latencies =
+	        a.move_latency_us.empty() ? std::vector<double>{-1} : a.move_latency_us;
 	for (size_t gi = 0; gi < a.gtt_factors.size(); gi++)
-		for (double p : a.pcie_gbps) {
-			bands.push_back({a.gtt_factors[gi], p});
-			band_charge.push_back(gi);
-		}
+		for (double p : a.pcie_gbps)
+			for (double l : latencies) {
+				bands.push_back({a.gtt_factors[gi], p, l});
+				band_charge.push_back(gi);
+			}
 	// A policy that reads the card's GTT cost (window-predict+admit) runs once per GTT charge of
 	// the bands, as on cards that differ in it: its first charge under its own name, each other
 	// as a hidden policy, and each band takes its charge's run. `shown` policies have rows.
@@ -901,6 +913,17 @@ void run_decide(const DecideArgs &a)
 			m = frame_stats(meta[t], figs[at(t, s, in_band(p, b), v)], a.config, b);
 		return *m;
 	};
+	// a band's column: "x1 8G", with its own move latency "x1 8G 5us"
+	auto band_head = [](const CostBand &b) {
+		char h[48];
+		int n = std::snprintf(h, sizeof h, "x%g %gG", b.gtt_factor, b.pcie_gbps);
+		if (b.move_latency_us >= 0)
+			std::snprintf(h + n, sizeof h - size_t(n), " %gus", b.move_latency_us);
+		return std::string(h);
+	};
+	int bw = 8;
+	for (auto &b : bands)
+		bw = std::max(bw, int(band_head(b).size()));
 	std::string base_list;
 	for (size_t b : base_of)
 		base_list += (base_list.empty() ? "" : " and ") + pol_names[b] + " (stock " +
@@ -920,11 +943,9 @@ void run_decide(const DecideArgs &a)
 		std::fprintf(tab, "%6s  %-*s %8s %8s", "VRAM", pw, "policy", "moved", "GTT B");
 		// one band: median [quartiles] and the worst trace; several: the median per band
 		const bool wide = bands.size() == 1;
-		for (auto &b : bands) {
-			char h[40];
-			std::snprintf(h, sizeof h, "x%g %gG", b.gtt_factor, b.pcie_gbps);
-			std::fprintf(tab, wide ? " | %-27s" : " %8s", wide ? ("transfer " + b.label()).c_str() : h);
-		}
+		for (auto &b : bands)
+			std::fprintf(tab, wide ? " | %-*s" : " %*s", wide ? 27 : bw,
+			             wide ? ("transfer " + b.label()).c_str() : band_head(b).c_str());
 		const bool frames = std::any_of(g.traces.begin(), g.traces.end(), [&](size_t t) {
 			return !meta[t].frame_cpu_us.empty();
 		});
@@ -959,6 +980,9 @@ void run_decide(const DecideArgs &a)
 				// the same per card class (CostBand::card_class()), over that class's bands
 				bool c_win[3] = {true, true, true}, c_loss[3] = {true, true, true},
 				     c_neutral[3] = {true, true, true}, c_seen[3] = {};
+				// and per move latency band (decide --move-latency-us with several)
+				std::vector<char> l_win(latencies.size(), 1), l_loss(latencies.size(), 1),
+				        l_neutral(latencies.size(), 1);
 				double worst_band = -1e9, worst_trace_all = 0, p99_first = NAN;
 				int stutter_first = 0, programs = 0; // programs with more stutter, first band
 				std::string worst_trace_name;
@@ -1038,6 +1062,11 @@ void run_decide(const DecideArgs &a)
 					c_win[cc] &= win;
 					c_loss[cc] &= loss;
 					c_neutral[cc] &= neutral;
+					// the latency is the bands' innermost loop
+					const size_t li = size_t(&b - bands.data()) % latencies.size();
+					l_win[li] &= win;
+					l_loss[li] &= loss;
+					l_neutral[li] &= neutral;
 					if (ts.median > worst_band)
 						worst_band = ts.median;
 					if (worst_trace > worst_trace_all || worst_trace_name.empty()) {
@@ -1052,7 +1081,7 @@ void run_decide(const DecideArgs &a)
 						std::fprintf(tab, " | %-27s", cell);
 					} else {
 						std::snprintf(cell, sizeof cell, "%+.2f%%", (ts.median - 1) * 100);
-						std::fprintf(tab, " %8s", cell);
+						std::fprintf(tab, " %*s", bw, cell);
 					}
 					if (&b == &bands[0] && !p99_r.empty()) {
 						p99_first = spread(p99_r).median;
@@ -1065,9 +1094,7 @@ void run_decide(const DecideArgs &a)
 					                   {"kernel", stock_name(choices[p].stock)},
 					                   {"baseline", pol_names[base]},
 					                   {"baseline_kernel", base_kernel},
-					                   {"band", {{"gtt_factor", b.gtt_factor},
-					                             {"pcie_gbps", b.pcie_gbps},
-					                             {"label", b.label()}}},
+					                   {"band", band_json(b)},
 					                   {"transfer_change_pct", pct_json(ts)},
 					                   {"moved_change_pct", pct_json(ms)},
 					                   {"gtt_bytes_change_pct", pct_json(gs)},
@@ -1102,6 +1129,17 @@ void run_decide(const DecideArgs &a)
 					class_text += ")";
 				else
 					class_text.clear();
+				nlohmann::json by_latency = nlohmann::json::object();
+				if (latencies.size() > 1) {
+					for (size_t li = 0; li < latencies.size(); li++) {
+						char k[32];
+						std::snprintf(k, sizeof k, "%g", latencies[li]);
+						const char *lv = verdict_of(l_neutral[li], l_win[li], l_loss[li]);
+						by_latency[k] = lv;
+						class_text += std::string(li ? ", " : " (") + "move " + k + " us: " + lv;
+					}
+					class_text += ")";
+				}
 				if (!wide) {
 					char w[64];
 					std::snprintf(w, sizeof w, "%s %+.1f%%", worst_trace_name.c_str(),
@@ -1128,6 +1166,8 @@ void run_decide(const DecideArgs &a)
 				                    {"worst_trace", worst_trace_name},
 				                    {"worst_trace_median_change_pct",
 				                     std::round((worst_trace_all - 1) * 1e6) / 1e4}});
+				if (!by_latency.empty())
+					verdicts.back()["by_move_latency"] = std::move(by_latency);
 			}
 	}
 	std::fprintf(tab, "\nmoved, GTT B: ensemble median of the change of bytes moved and of bytes "
@@ -1140,7 +1180,8 @@ void run_decide(const DecideArgs &a)
 	                  "a robust win is better in the median of every band with no trace's median "
 	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band; with "
 	                  "bands of several card classes each class's verdict follows (low-end: GTT "
-	                  "charge below x0.5, mid: x0.5 to x2, high: x2 and above)\n",
+	                  "charge below x0.5, mid: x0.5 to x2, high: x2 and above), and with "
+	                  "several move latencies (--move-latency-us) each latency's\n",
 	             bands.size() == 1 ? " [quartiles], w = the worst trace's median" : "");
 	if (!a.decide) // the ensemble per trace: sim --ensemble's table
 		for (const auto &r : summary) {
@@ -1191,11 +1232,11 @@ void run_decide(const DecideArgs &a)
 		vj.push_back({{"name", vars[v].name},
 		              {"pinned_bytes", vars[v].pinned},
 		              {"period_ms", vars[v].period_ms}});
-	for (auto &b : bands)
-		bj.push_back({{"gtt_factor", b.gtt_factor},
-		              {"pcie_gbps", b.pcie_gbps},
-		              {"label", b.label()},
-		              {"card_class", CostBand::kClassNames[b.card_class()]}});
+	for (auto &b : bands) {
+		nlohmann::json one = band_json(b);
+		one["card_class"] = CostBand::kClassNames[b.card_class()];
+		bj.push_back(std::move(one));
+	}
 	j["config"] = {{"model", "kernel"},
 	               {"mode", a.decide ? "decide" : "ensemble"},
 	               {"policies", std::vector<std::string>(pol_names.begin(),

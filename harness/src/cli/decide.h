@@ -24,6 +24,9 @@ struct DecideArgs {
 	unsigned ensemble = 16;
 	// Cost bands: factors on the base's GTT charge, PCIe bandwidths (absolute).
 	std::vector<double> gtt_factors{1, 2, 4}, pcie_gbps{kDefaultPcieGbps};
+	// A move's fixed cost, us, as a third band dimension (empty: the costs' own, one value):
+	// what a verdict owes to the one cost the model has not measured
+	std::vector<double> move_latency_us;
 	KernelConfig config; // window, the base costs, topdown default
 	CostFile costs;      // what config's costs came from (recorded in the JSON)
 	OnDestroyed on_destroyed = OnDestroyed::Skip;

@@ -662,7 +662,8 @@ void add_decide_command(CLI::App &app)
 	static DecideArgs d;
 	static std::string policies = kDefaultKernelPolicies, baselines, vram = "32,64,128,256",
 	                   live_vram = "8,12,16,32",
-	                   gtt = "1,2,4", pcie, threshold = "512K", on_destroyed = "skip", cost;
+	                   gtt = "1,2,4", pcie, threshold = "512K", on_destroyed = "skip", cost,
+	                   latency;
 	static std::vector<const CLI::Option *> cost_opts;
 	auto *c = app.add_subcommand("decide", "the decision table: every kernel policy against "
 	                                       "stock 6.12 over ensembles and cost bands");
@@ -691,9 +692,9 @@ void add_decide_command(CLI::App &app)
 	             c->add_option("--vram-gbps", d.config.vram_gbps, "VRAM bandwidth, GB/s (not "
 	                                                               "with --cost)")
 	                 ->capture_default_str(),
-	             c->add_option("--move-latency-us", d.config.move_latency_us,
-	                           "fixed cost of a move, us (not with --cost)")
-	                 ->capture_default_str()};
+	             c->add_option("--move-latency-us", latency,
+	                           "fixed cost of a move, us (default 20; several, e.g. 5,20,40: "
+	                           "cost bands, each verdict also per latency; not with --cost)")};
 	c->add_option("--threshold", threshold, "min-max size threshold")->capture_default_str();
 	c->add_option("--window", d.config.window, "radeon.bo_score_window")->capture_default_str();
 	add_mechanism_options(c, d.config);
@@ -740,8 +741,21 @@ void add_decide_command(CLI::App &app)
 		d.config.topdown_kib = uint32_t(thr / 1024);
 		if (d.config.window < 1 || d.config.window > 4096)
 			throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
-		if (!(d.config.vram_gbps > 0) || !(d.config.move_latency_us >= 0))
-			throw CLI::ValidationError("--vram-gbps/--move-latency-us", "must be positive");
+		if (!(d.config.vram_gbps > 0))
+			throw CLI::ValidationError("--vram-gbps", "must be positive");
+		if (!latency.empty()) {
+			try {
+				d.move_latency_us = parse_factors(latency, "--move-latency-us", 10000);
+			} catch (const std::invalid_argument &e) {
+				throw CLI::ValidationError(e.what());
+			}
+			for (double l : d.move_latency_us)
+				check_cost_option(l, kMoveLatencyBounds, "--move-latency-us");
+			// one value is the costs' own, as before; several are bands around the first
+			d.config.move_latency_us = d.move_latency_us[0];
+			if (d.move_latency_us.size() == 1)
+				d.move_latency_us.clear();
+		}
 		d.costs = resolve_costs(cost, cost_opts, d.config.pcie_gbps, d.config.vram_gbps,
 		                        d.config.move_latency_us);
 		d.costs.apply(d.config);

@@ -112,15 +112,18 @@ std::vector<uint64_t> pinned_for(const Variation &v, uint64_t vram_bytes)
 
 std::string CostBand::label() const
 {
-	char s[64];
-	std::snprintf(s, sizeof s, "gtt %gx, PCIe %g GB/s", gtt_factor, pcie_gbps);
+	char s[96];
+	int n = std::snprintf(s, sizeof s, "gtt %gx, PCIe %g GB/s", gtt_factor, pcie_gbps);
+	if (move_latency_us >= 0)
+		std::snprintf(s + n, sizeof s - size_t(n), ", move %g us", move_latency_us);
 	return s;
 }
 
 double band_transfer_us(uint64_t moved_bytes, uint64_t moves, uint64_t gtt_bytes,
                         const KernelConfig &c, const CostBand &b)
 {
-	return transfer_time_us(moved_bytes, moves, gtt_bytes, b.pcie_gbps, c, b.gtt_factor);
+	return transfer_time_us(moved_bytes, moves, gtt_bytes, b.pcie_gbps, c, b.gtt_factor,
+	                        b.move_latency_us);
 }
 
 std::vector<double> parse_factors(const std::string &s, const char *what, double max)

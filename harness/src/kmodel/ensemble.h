@@ -41,7 +41,10 @@ uint64_t scanout_bytes(uint32_t w, uint32_t h);
 struct CostBand {
 	double gtt_factor = 1; // x the base's charge of a GPU use served from GTT
 	double pcie_gbps = kDefaultPcieGbps;
-	std::string label() const; // "gtt 2x, PCIe 8 GB/s"
+	// A move's fixed cost in this band, us (decide --move-latency-us with several values: the
+	// model's one unmeasured cost as a band, docs/decision-table.md); < 0: the costs' own
+	double move_latency_us = -1;
+	std::string label() const; // "gtt 2x, PCIe 8 GB/s" (", move 5 us" with its own latency)
 	// The card class a band stands for (docs/decision-table.md, "Card classes"): the GTT
 	// charge is (1/PCIe - 1/VRAM bandwidth) x reads per use against the default's (8 GB/s,
 	// 232 GB/s, 1 read). Low-end (x < 0.5): VRAM about as slow as PCIe, a read from GTT costs

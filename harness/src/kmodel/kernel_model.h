@@ -388,14 +388,17 @@ void apply_choice(const KernelChoice &k, KernelConfig &c);
 
 // The modelled transfer time (docs/kernel-model.md) of moved bytes, moves and bytes the GPU
 // read from GTT, the GTT term charged c.gtt_reads_per_use reads and scaled by gtt_factor (a
-// cost band around the configuration's charge; 1 = that charge). The one formula: runs,
-// frames and the cost bands of ensemble.h all use it.
+// cost band around the configuration's charge; 1 = that charge), a move's fixed cost
+// move_us (< 0: c's). The one formula: runs, frames and the cost bands of ensemble.h all
+// use it.
 inline double transfer_time_us(uint64_t moved_bytes, uint64_t moves, uint64_t gtt_bytes,
-                               double pcie_gbps, const KernelConfig &c, double gtt_factor = 1)
+                               double pcie_gbps, const KernelConfig &c, double gtt_factor = 1,
+                               double move_us = -1)
 {
 	const double pcie = pcie_gbps * 1e3, vram = c.vram_gbps * 1e3; // bytes per us
+	const double latency = move_us < 0 ? c.move_latency_us : move_us;
 	// gtt_factor * 1.0 is gtt_factor: with the default charge the bits are those of before
-	return double(moved_bytes) / pcie + double(moves) * c.move_latency_us +
+	return double(moved_bytes) / pcie + double(moves) * latency +
 	       gtt_factor * c.gtt_reads_per_use * double(gtt_bytes) * (1.0 / pcie - 1.0 / vram);
 }
 
