@@ -1173,16 +1173,17 @@ void run_decide(const DecideArgs &a)
 	std::fprintf(tab, "\nmoved, GTT B: ensemble median of the change of bytes moved and of bytes "
 	                  "the GPU read from GTT (a policy that reads the card's GTT cost: at the first GTT "
 	                  "charge); transfer: of total transfer time per cost band "
-	                  "(GTT charge x, PCIe GB/s)%s; p99: of frame-time p99, first band (live); "
+	                  "(GTT charge x, PCIe GB/s%s)%s; p99: of frame-time p99, first band (live); "
 	                  "stutter+: programs whose median count of frames over twice the baseline "
 	                  "run's median frame exceeds the baseline's, of the live programs, first "
 	                  "band; "
 	                  "a robust win is better in the median of every band with no trace's median "
 	                  "worse by more than 5%%, neutral within 0.1%% of stock in every band; with "
 	                  "bands of several card classes each class's verdict follows (low-end: GTT "
-	                  "charge below x0.5, mid: x0.5 to x2, high: x2 and above), and with "
-	                  "several move latencies (--move-latency-us) each latency's\n",
-	             bands.size() == 1 ? " [quartiles], w = the worst trace's median" : "");
+	                  "charge below x0.5, mid: x0.5 to x2, high: x2 and above)%s\n",
+	             latencies.size() > 1 ? ", us a move" : "",
+	             bands.size() == 1 ? " [quartiles], w = the worst trace's median" : "",
+	             latencies.size() > 1 ? ", and each move latency's" : "");
 	if (!a.decide) // the ensemble per trace: sim --ensemble's table
 		for (const auto &r : summary) {
 			if (r["group"] != "corpus" && r["group"] != "live")
