@@ -227,6 +227,44 @@ class Report(unittest.TestCase):
         live = [r for r in rows if r["group"] == "live"]
         self.assertTrue(all(any(k.startswith("frame_p99_pct") for k in r) for r in live))
 
+    def test_decision_table_with_move_latency_bands(self):
+        # decide --move-latency-us 5,40: each band recomputed from the raw runs at its own
+        # latency, and each row's verdict per latency in its own column, in the latencies'
+        # numeric order
+        js = os.path.join(self.tmp, "decide-lat.json")
+        subprocess.run([VRAMLAB, "decide", "--quiet", "--corpus",
+                        os.path.join(SRC, "..", "traces", "nexuiz1.bin"), "--vram", "32",
+                        "--ensemble", "3", "--gtt-cost", "1", "--policies", "lru,window",
+                        "--move-latency-us", "5,40", "--json", js],
+                       check=True, capture_output=True)
+        out = os.path.join(self.tmp, "out-lat")
+        r = subprocess.run([PY, REPORT, "-o", out, "--decide", js], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(os.path.join(out, "report.json")) as f:
+            rows = json.load(f)["tables"]["decide"]
+        with open(js) as f:
+            j = json.load(f)
+        cfg = j["config"]
+        self.assertEqual([b["move_latency_us"] for b in cfg["bands"]], [5, 40])
+        runs = {(r["trace"], r["policy"], r["variation"]): r for r in j["runs"]}
+        verdicts = {(v["group"], v["policy"]): v for v in j["verdicts"]}
+        self.assertTrue(rows)
+        for row in rows:
+            for band in cfg["bands"]:
+                pcie, vram = band["pcie_gbps"] * 1e3, cfg["vram_gbps"] * 1e3
+                def cost(p, v):
+                    r = runs[("nexuiz1.bin", p, v)]
+                    return (r["moved_bytes"] / pcie + r["moves"] * band["move_latency_us"] +
+                            band["gtt_factor"] * r["gtt_bytes"] * (1 / pcie - 1 / vram))
+                ratios = sorted(cost(row["policy"], v) / cost(row["baseline"], v)
+                                for v in range(cfg["ensemble"]))
+                self.assertAlmostEqual(row[f"transfer_pct {band['label']}"],
+                                       (ratios[1] - 1) * 100, places=3)
+            by = verdicts[(row["group"], row["policy"])]["by_move_latency"]
+            self.assertEqual(row["verdict per move latency"],
+                             f"5 us: {by['5']}, 40 us: {by['40']}")
+
     def test_fragmentation_figures_7_to_16(self):
         figs = self.report["figures"]
         for model in ("thesis", "kernel"):
