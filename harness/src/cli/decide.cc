@@ -486,14 +486,16 @@ void run_decide(const DecideArgs &a)
 		                                         "nothing: name policies to pair with it "
 		                                         "(lru,window)");
 	std::vector<CostBand> bands;
-	std::vector<size_t> band_charge; // per band: its index in a.gtt_factors
+	std::vector<size_t> band_charge;  // per band: its index in a.gtt_factors
+	std::vector<size_t> band_latency; // and in latencies
 	const std::vector<double> latencies =
 	        a.move_latency_us.empty() ? std::vector<double>{-1} : a.move_latency_us;
 	for (size_t gi = 0; gi < a.gtt_factors.size(); gi++)
 		for (double p : a.pcie_gbps)
-			for (double l : latencies) {
-				bands.push_back({a.gtt_factors[gi], p, l});
+			for (size_t li = 0; li < latencies.size(); li++) {
+				bands.push_back({a.gtt_factors[gi], p, latencies[li]});
 				band_charge.push_back(gi);
+				band_latency.push_back(li);
 			}
 	// A policy that reads the card's GTT cost (window-predict+admit) runs once per GTT charge of
 	// the bands, as on cards that differ in it: its first charge under its own name, each other
@@ -913,17 +915,9 @@ void run_decide(const DecideArgs &a)
 			m = frame_stats(meta[t], figs[at(t, s, in_band(p, b), v)], a.config, b);
 		return *m;
 	};
-	// a band's column: "x1 8G", with its own move latency "x1 8G 5us"
-	auto band_head = [](const CostBand &b) {
-		char h[48];
-		int n = std::snprintf(h, sizeof h, "x%g %gG", b.gtt_factor, b.pcie_gbps);
-		if (b.move_latency_us >= 0)
-			std::snprintf(h + n, sizeof h - size_t(n), " %gus", b.move_latency_us);
-		return std::string(h);
-	};
-	int bw = 8;
+	int bw = 8; // the bands' columns: at least as wide as a cell
 	for (auto &b : bands)
-		bw = std::max(bw, int(band_head(b).size()));
+		bw = std::max(bw, int(b.column().size()));
 	std::string base_list;
 	for (size_t b : base_of)
 		base_list += (base_list.empty() ? "" : " and ") + pol_names[b] + " (stock " +
@@ -945,7 +939,7 @@ void run_decide(const DecideArgs &a)
 		const bool wide = bands.size() == 1;
 		for (auto &b : bands)
 			std::fprintf(tab, wide ? " | %-*s" : " %*s", wide ? 27 : bw,
-			             wide ? ("transfer " + b.label()).c_str() : band_head(b).c_str());
+			             wide ? ("transfer " + b.label()).c_str() : b.column().c_str());
 		const bool frames = std::any_of(g.traces.begin(), g.traces.end(), [&](size_t t) {
 			return !meta[t].frame_cpu_us.empty();
 		});
@@ -1062,8 +1056,7 @@ void run_decide(const DecideArgs &a)
 					c_win[cc] &= win;
 					c_loss[cc] &= loss;
 					c_neutral[cc] &= neutral;
-					// the latency is the bands' innermost loop
-					const size_t li = size_t(&b - bands.data()) % latencies.size();
+					const size_t li = band_latency[size_t(&b - bands.data())];
 					l_win[li] &= win;
 					l_loss[li] &= loss;
 					l_neutral[li] &= neutral;

@@ -119,6 +119,15 @@ std::string CostBand::label() const
 	return s;
 }
 
+std::string CostBand::column() const
+{
+	char s[64];
+	int n = std::snprintf(s, sizeof s, "x%g %gG", gtt_factor, pcie_gbps);
+	if (move_latency_us >= 0)
+		std::snprintf(s + n, sizeof s - size_t(n), " %gus", move_latency_us);
+	return s;
+}
+
 double band_transfer_us(uint64_t moved_bytes, uint64_t moves, uint64_t gtt_bytes,
                         const KernelConfig &c, const CostBand &b)
 {

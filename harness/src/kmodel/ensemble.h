@@ -45,6 +45,7 @@ struct CostBand {
 	// model's one unmeasured cost as a band, docs/decision-table.md); < 0: the costs' own
 	double move_latency_us = -1;
 	std::string label() const; // "gtt 2x, PCIe 8 GB/s" (", move 5 us" with its own latency)
+	std::string column() const; // the same short, a table's head: "x2 8G" ("x2 8G 5us")
 	// The card class a band stands for (docs/decision-table.md, "Card classes"): the GTT
 	// charge is (1/PCIe - 1/VRAM bandwidth) x reads per use against the default's (8 GB/s,
 	// 232 GB/s, 1 read). Low-end (x < 0.5): VRAM about as slow as PCIe, a read from GTT costs
