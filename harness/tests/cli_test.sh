@@ -412,6 +412,8 @@ expect_fail "ensemble 0 named" '0 is out of range 1..16' "$bin" sim --model kern
 expect_fail "ensemble 10000" '10000 is out of range 1..16' "$bin" decide --ensemble 10000 --corpus "$traces"
 expect_fail "gtt cost 0" '\-\-gtt-cost: 0 is out of range' "$bin" decide --gtt-cost 1,0 --corpus "$traces" --json "$work/no.json"
 expect_fail "gtt cost negative" '\-\-gtt-cost: -2 is out of range' "$bin" decide --gtt-cost=-2 --corpus "$traces" --json "$work/no.json"
+expect_fail "latency empty" '\-\-move-latency-us: is empty' "$bin" decide --move-latency-us "" --corpus "$traces"
+expect_fail "pcie empty" '\-\-pcie-gbps: is empty' "$bin" decide --pcie-gbps "" --corpus "$traces"
 expect_fail "latency twice" '\-\-move-latency-us: "5" is given twice' "$bin" decide --move-latency-us 5,5 --corpus "$traces"
 expect_fail "latency too long" '\-\-move-latency-us: 20000 is out of range' "$bin" decide --move-latency-us 5,20000 --corpus "$traces"
 expect_fail "latency too short" '\-\-move-latency-us: 0.01 is out of range 0.1..10000 us' "$bin" decide --move-latency-us 0.01,5 --corpus "$traces"

@@ -743,7 +743,7 @@ void add_decide_command(CLI::App &app)
 			throw CLI::ValidationError("--window", "must be 1..4096 (radeon.bo_score_window)");
 		if (!(d.config.vram_gbps > 0))
 			throw CLI::ValidationError("--vram-gbps", "must be positive");
-		if (!latency.empty()) {
+		if (c->count("--move-latency-us")) { // given empty is refused, not the default
 			try {
 				d.move_latency_us = parse_factors(latency, "--move-latency-us", 10000);
 			} catch (const std::invalid_argument &e) {
@@ -762,8 +762,8 @@ void add_decide_command(CLI::App &app)
 		try {
 			d.gtt_factors = parse_factors(gtt, "--gtt-cost", 1000);
 			// without --pcie-gbps one band at the base's bandwidth
-			d.pcie_gbps = pcie.empty() ? std::vector<double>{d.config.pcie_gbps}
-			                           : parse_factors(pcie, "--pcie-gbps", 1000);
+			d.pcie_gbps = c->count("--pcie-gbps") ? parse_factors(pcie, "--pcie-gbps", 1000)
+			                                      : std::vector<double>{d.config.pcie_gbps};
 			for (double g : d.pcie_gbps) {
 				check_cost_option(g, kPcieBounds, "--pcie-gbps");
 				if (g > d.config.vram_gbps)
