@@ -69,6 +69,7 @@ TEST(ReplayLanes, EverySizeOfAScorePassIsThatSizesOwnRun)
 	ASSERT_GT(std::abs(double(sized.score(b)) - at48k), 1e7); // the lanes' keys differ
 	// 6 KiB is below some buffers of the random traces: that lane is cut, the others go on.
 	const std::vector<uint64_t> vram = {48ull << 10, 6ull << 10, 200ull << 10, 2ull << 20};
+	uint64_t followed = 0, entries = 0;
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (const Mlp *m : {&sized, &unsized})
@@ -77,9 +78,47 @@ TEST(ReplayLanes, EverySizeOfAScorePassIsThatSizesOwnRun)
 				c.threshold = 16384;
 				c.mlp = m;
 				c.check_every = seed % 7 == 0 ? 1 : 0;
+				c.followed = &followed;
 				expect_each_size_alone(rt.thesis, c, p, vram, "seed " + std::to_string(seed));
 			}
+		entries += rt.thesis.ops.size() * 2 * 4;
 	}
+	// The larger sizes followed a smaller one (replay_lanes()) for part of their entries: the
+	// comparison above covered both the followers' copies and the lanes built on the way.
+	EXPECT_GT(followed, 0u);
+	EXPECT_LT(followed, entries * (vram.size() - 1));
+}
+
+TEST(ReplayLanes, ALargerLaneIsBuiltWhereTheMiddleHoleIsTooSmallWithoutAnEviction)
+{
+	// Min-max at 300 bytes, VRAM of 1000 and 2000 bytes. X1 and X2 go top-down, Y bottom-up,
+	// X1 leaves a 300-byte hole at the top. W (200) does not fit 1000's middle hole (150) and
+	// goes to that top hole without evicting; 2000's middle hole (1150) takes it. Had 2000
+	// followed 1000 past W, the 990-byte Z would fit its middle hole, where its own run evicts.
+	const CompactTrace t = test::tiny("0x1 created, size 300, prio 0, @0\n"
+	                                  "0x2 created, size 300, prio 0, @0\n"
+	                                  "0x3 created, size 250, prio 0, @0\n"
+	                                  "0x1 destroyed @0\n"
+	                                  "0x4 created, size 200, prio 0, @0\n"
+	                                  "0x5 created, size 990, prio 0, @0\n"
+	                                  "0x4 read @0\n");
+	const Mlp m = unsized_mlp();
+	SimConfig c;
+	c.threshold = 300;
+	c.mlp = &m;
+	c.check_every = 1;
+	std::vector<std::pair<uint32_t, uint64_t>> at;
+	c.placements = &at;
+	c.vram = 2000;
+	const SimResult alone = find_policy("minmax+score").run(t, c);
+	ASSERT_EQ(at.size(), 5u);
+	EXPECT_EQ(at[3], std::make_pair(3u, uint64_t(250))); // W in 2000's middle hole
+	EXPECT_EQ(alone.evictions, 1u);
+	c.placements = nullptr;
+	uint64_t followed = 0;
+	c.followed = &followed;
+	expect_each_size_alone(t, c, "minmax+score", {1000, 2000, 4000}, "W");
+	EXPECT_GT(followed, 0u);
 }
 
 TEST(ReplayLanes, TheGenericLanesAreEachPolicysOwnRun)
@@ -107,8 +146,14 @@ TEST(ReplayLanes, ARealTraceAtTheThesisSizes)
 	const Mlp sized = sized_mlp();
 	SimConfig c;
 	c.mlp = &sized;
-	expect_each_size_alone(t, c, "minmax+score", {64ull << 20, 128ull << 20, 512ull << 20},
-	                       "nederland1");
+	uint64_t followed = 0;
+	c.followed = &followed;
+	expect_each_size_alone(t, c, "minmax+score",
+	                       {64ull << 20, 128ull << 20, 1024ull << 20, 2048ull << 20}, "nederland1");
+	// 128 MiB and 1 GiB are built early (where 64 and 128 MiB first could not use their
+	// middle hole); 1 GiB never does that, so 2 GiB's run is its copy
+	EXPECT_GT(followed, t.ops.size());
+	EXPECT_LT(followed, 2 * t.ops.size());
 }
 
 TEST(ReplayLanes, PlacementsAreRecordedForOneSizeOnly)

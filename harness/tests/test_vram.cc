@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "sim/vram.h"
 
 using vramlab::Vram;
@@ -87,4 +89,35 @@ TEST(Vram, RandomisedAgainstInvariants)
 	for (auto &l : live)
 		used += l.second;
 	EXPECT_EQ(used + v.free_bytes(), v.size());
+}
+
+TEST(Vram, TheMiddleHoleAndTheSameVramGrown)
+{
+	Vram v(100);
+	EXPECT_EQ(v.place(20, true), 80u);  // [80,100)
+	EXPECT_EQ(v.place(10, true), 70u);  // [70,80): X2
+	EXPECT_EQ(v.place(15, false), 0u);  // [0,15)
+	EXPECT_EQ(v.mid_end(), 70u);
+	EXPECT_EQ(v.mid_size(), 55u);
+	v.release(80, 20); // a hole above the middle one, apart from it
+	EXPECT_EQ(v.mid_end(), 70u);
+	v.release(0, 15); // merges with the middle hole from below
+	EXPECT_EQ(v.mid_size(), 70u);
+	const Vram g = v.grown(1100);
+	ASSERT_EQ(g.holes(), 2u);
+	EXPECT_EQ(g.hole_list()[0].addr, 0u);
+	EXPECT_EQ(g.hole_list()[0].size, 1070u); // the middle hole, 1000 longer
+	EXPECT_EQ(g.hole_list()[1].addr, 1080u); // the top hole, shifted
+	EXPECT_EQ(g.hole_list()[1].size, 20u);
+	EXPECT_EQ(g.free_bytes(), 1090u);
+	EXPECT_EQ(g.mid_end(), 1070u);
+	EXPECT_EQ(v.grown_addr(70, 1000), 1070u); // where X2 is in g
+	EXPECT_EQ(v.grown_addr(69, 1000), 69u);
+	EXPECT_STREQ(g.check(), "");
+	Vram w = v;
+	w.release(70, 10); // merges the middle hole with the top hole through [70,80)
+	EXPECT_EQ(w.mid_end(), 100u);
+	EXPECT_EQ(w.mid_size(), 100u);
+	EXPECT_STREQ(w.check(), "");
+	EXPECT_THROW(v.grown(99), std::invalid_argument);
 }

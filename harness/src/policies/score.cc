@@ -70,6 +70,17 @@ public:
 	void touched(unsigned, uint32_t) {}
 	void removed(unsigned k, uint32_t id) { heap_[k].erase(id); }
 	uint32_t victim(unsigned k, uint32_t, uint64_t) const { return heap_[k].top(); }
+	// Lane `to` takes up where lane `from` is (replay_lanes(): it has followed it so far)
+	void fork(unsigned from, unsigned to)
+	{
+		if (nk_ == 1) {
+			heap_[to] = heap_[from];
+			return;
+		}
+		IndexedHeap<uint64_t> &h = heap_[to];
+		h = IndexedHeap<uint64_t>(st_.size());
+		heap_[from].for_each([&](uint32_t id, uint64_t) { h.push(id, key(to, id)); });
+	}
 	bool admit(unsigned k, uint32_t in, uint32_t victim) const { return key(k, victim) <= key(k, in); }
 
 private:

@@ -15,6 +15,12 @@ public:
 	size_t size() const { return heap_.size(); }
 	bool contains(uint32_t id) const { return pos_[id] != kAbsent; }
 	uint32_t top() const { return heap_.empty() ? UINT32_MAX : heap_[0].id; }
+	// f(id, key) for every id in the heap, in no particular order.
+	template <class F> void for_each(F &&f) const
+	{
+		for (const Slot &s : heap_)
+			f(s.id, s.key);
+	}
 	// The key of an id in the heap.
 	const Key &key(uint32_t id) const { return heap_[pos_[id]].key; }
 	void push(uint32_t id, Key k)

@@ -109,8 +109,22 @@ private:
 	std::vector<P> p_;
 };
 
+// A lane policy that can start a lane from another's state: fork(from, to) gives lane `to`
+// what lane `from` has now, as if it had made every call `from` got (replay_lanes() has not
+// called it for `to` yet).
+template <class L>
+concept ForkingLanes = LanePolicy<L> && requires(L l, unsigned k) { l.fork(k, k); };
+
 // SimConfig::vram is ignored (each lane has its own); SimConfig::placements needs one lane.
 // kLanes, when not 0, is vram.size() known at compile time (one run: no lane loops left).
+//
+// With a ForkingLanes policy, the larger lanes follow the smallest one for as long as nothing
+// has yet placed a buffer outside its VRAM's middle hole (Vram): until then each larger lane's
+// run is the same with its addresses above that hole shifted, so only the smallest is
+// replayed. Just before it places a buffer the middle hole cannot take (where it would evict,
+// or a larger VRAM could choose another hole) or is cut, the next larger lane is built from it
+// (Vram::grown(), fork()) and leads the rest from there. A size that never reaches that point
+// costs nothing but the copy of its result.
 template <LanePolicy L, unsigned kLanes = 0>
 std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
                                     std::span<const uint64_t> vram)
@@ -141,6 +155,41 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	for (size_t i = 0; i < n; i++)
 		buf[i * stride] = t.size[i];
 
+	// order[0, active) are replayed; order[active, nl), larger, follow order[active - 1]
+	std::vector<unsigned> order(nl);
+	for (unsigned k = 0; k < nl; k++)
+		order[k] = k;
+	unsigned active = nl;
+	if constexpr (ForkingLanes<L>) {
+		std::stable_sort(order.begin(), order.end(),
+		                 [&](unsigned a, unsigned b) { return vram[a] < vram[b]; });
+		active = nl ? 1 : 0;
+	}
+	uint64_t followed = 0; // entries the followers were not replayed (SimConfig::followed)
+	// The leader order[active - 1] is about to do what its followers might not: the next
+	// one takes its state (nothing of this entry has touched the leader yet).
+	auto lead_on = [&](size_t pos) {
+		if constexpr (ForkingLanes<L>) {
+			const unsigned from = order[active - 1], to = order[active];
+			const Lane &a = lanes[from];
+			Lane &b = lanes[to];
+			const uint64_t delta = vram[to] - vram[from];
+			b.vram = a.vram.grown(vram[to]);
+			for (size_t i = 0; i < n; i++) {
+				uint64_t *const s = &buf[i * stride];
+				s[1 + to] = s[1 + from] == kAway ? kAway : a.vram.grown_addr(s[1 + from], delta);
+			}
+			b.r = a.r;
+			b.used = a.used;
+			b.live = a.live;
+			b.evicted_now = a.evicted_now;
+			p.fork(from, to);
+			followed += pos;
+			active++;
+		}
+	};
+	auto leads = [&](unsigned k) { return active < nl && order[active - 1] == k; };
+
 	auto evict = [&](unsigned k, uint32_t v) {
 		Lane &l = lanes[k];
 		const uint64_t b = buf[v * stride];
@@ -156,8 +205,10 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	};
 	// A move-in is admitted or declined once, against the first victim, before anything is
 	// evicted: a declined access costs no eviction.
-	auto move_in = [&](unsigned k, uint32_t id, uint64_t b) {
+	auto move_in = [&](unsigned k, uint32_t id, uint64_t b, size_t pos) {
 		Lane &l = lanes[k];
+		if (b >= l.vram.mid_size() && leads(k))
+			lead_on(pos);
 		for (bool asked = false; !l.vram.fits(b); asked = true) {
 			const uint32_t v = p.victim(k, id, b);
 			if (v == kNoBuffer)
@@ -198,6 +249,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	uint32_t frag_tick = 0;
 	unsigned live = nl;
 	const size_t nops = t.ops.size();
+	// The lane loops below run over order[0, active); a fork inside one adds the new leader
+	// to the same loop.
 	for (size_t pos = 0; pos < nops && live; pos++) {
 		const uint32_t op = t.ops[pos];
 		const uint32_t id = op & CompactTrace::kIdMask;
@@ -205,25 +258,30 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		const uint64_t b = slot[0];
 		switch (EventType(op >> CompactTrace::kTypeShift)) {
 		case EventType::Create:
-			for (unsigned k = 0; k < nl; k++)
+			for (unsigned i = 0; i < active; i++) {
+				const unsigned k = order[i];
 				if (lanes[k].live && b >= vram[k]) { // this lane is cut here
+					if (leads(k))
+						lead_on(pos);
 					lanes[k].live = false;
 					lanes[k].r.cut = true;
 					lanes[k].r.cut_at = id;
 					lanes[k].r.entries = pos;
 					live--;
 				}
+			}
 			if (!live)
 				continue;
 			p.created(id, uint32_t(pos));
-			for (unsigned k = 0; k < nl; k++) {
+			for (unsigned i = 0; i < active; i++) {
+				const unsigned k = order[i];
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
 				if (b == 0) {
 					slot[1 + k] = 0; // takes no space, always resident
 					l.r.cost += cost::move(0);
-				} else if (move_in(k, id, b)) {
+				} else if (move_in(k, id, b, pos)) {
 					l.r.cost += cost::move(b);
 				} else {
 					l.r.cost += cost::gpu_read_ram(b);
@@ -234,7 +292,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		case EventType::Write: {
 			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
 			p.gpu(id, uint32_t(pos), w);
-			for (unsigned k = 0; k < nl; k++) {
+			for (unsigned i = 0; i < active; i++) {
+				const unsigned k = order[i];
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -242,7 +301,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 					l.r.cost += cost::gpu_in_vram(b);
 					if (b)
 						p.touched(k, id);
-				} else if (move_in(k, id, b)) {
+				} else if (move_in(k, id, b, pos)) {
 					l.r.cost += cost::move(b);
 				} else {
 					l.r.cost += w ? cost::gpu_write_ram(b) : cost::gpu_read_ram(b);
@@ -251,7 +310,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			break;
 		}
 		case EventType::Cpu:
-			for (unsigned k = 0; k < nl; k++) {
+			for (unsigned i = 0; i < active; i++) {
+				const unsigned k = order[i];
 				Lane &l = lanes[k];
 				if (l.live)
 					l.r.cost += slot[1 + k] != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
@@ -259,7 +319,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			p.cpu(id);
 			break;
 		case EventType::Destroy:
-			for (unsigned k = 0; k < nl; k++) {
+			for (unsigned i = 0; i < active; i++) {
+				const unsigned k = order[i];
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -276,8 +337,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		const bool sample = ++frag_tick == 10;
 		if (sample)
 			frag_tick = 0;
-		for (unsigned k = 0; k < nl; k++) {
-			Lane &l = lanes[k];
+		for (unsigned i = 0; i < active; i++) {
+			Lane &l = lanes[order[i]];
 			if (!l.live)
 				continue;
 			l.r.eviction_events += l.evicted_now;
@@ -291,20 +352,26 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 				l.r.frag_peak = std::max(l.r.frag_peak, f);
 			}
 			if (c.check_every && pos % c.check_every == 0)
-				check(k, pos);
+				check(order[i], pos);
 		}
 	}
-	std::vector<SimResult> out;
-	out.reserve(nl);
-	for (unsigned k = 0; k < nl; k++) {
+	std::vector<SimResult> out(nl);
+	for (unsigned i = 0; i < active; i++) {
+		const unsigned k = order[i];
 		Lane &l = lanes[k];
 		l.r.timeline.finish();
 		if (l.live)
 			l.r.entries = nops;
 		if (c.check_every)
 			check(k, nops);
-		out.push_back(std::move(l.r));
+		out[k] = std::move(l.r);
 	}
+	for (unsigned i = active; i < nl; i++) { // the followers' runs are their leader's
+		out[order[i]] = out[order[active - 1]];
+		followed += nops;
+	}
+	if (c.followed)
+		*c.followed += followed;
 	return out;
 }
 

@@ -21,6 +21,9 @@ struct SimConfig {
 	uint32_t timeline_every = 0;           // holes and swaps every N entries (0 = none)
 	// Tests: every placement as (buffer id, address), in order. Off the hot path (move-ins only).
 	std::vector<std::pair<uint32_t, uint64_t>> *placements = nullptr;
+	// Tests: adds the entries that larger lanes of replay_lanes() did not replay because they
+	// followed a smaller one.
+	uint64_t *followed = nullptr;
 };
 
 struct SimResult {

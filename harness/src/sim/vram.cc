@@ -1,8 +1,11 @@
 #include "sim/vram.h"
 
+#include <algorithm>
+#include <stdexcept>
+
 namespace vramlab {
 
-Vram::Vram(uint64_t size) : size_(size), free_(size)
+Vram::Vram(uint64_t size) : size_(size), free_(size), mid_end_(size), mid_size_(size)
 {
 	n_.reserve(1024);
 	insert(0, size);
@@ -190,6 +193,11 @@ uint64_t Vram::place(uint64_t b, bool top_down)
 	const uint32_t t = top_down ? find_last(b, path_a_) : find_first(b, path_a_);
 	const uint64_t haddr = n_[t].addr, hsize = n_[t].size;
 	free_ -= b;
+	if (haddr + hsize == mid_end_) { // the middle hole
+		mid_size_ -= b;
+		if (top_down)
+			mid_end_ -= b;
+	}
 	if (top_down) {
 		resize_on(path_a_, haddr, hsize - b);
 		return haddr + hsize - b;
@@ -204,6 +212,13 @@ void Vram::release(uint64_t addr, uint64_t b)
 	const uint32_t p = pred(addr, path_a_);
 	const bool join_prev = p != kNil && n_[p].addr + n_[p].size == addr;
 	const uint32_t s = find(addr + b, path_b_);
+	if (addr == mid_end_) { // the middle hole grows up, and over the hole after it
+		const uint64_t next = s != kNil ? n_[s].size : 0;
+		mid_end_ = addr + b + next;
+		mid_size_ += b + next;
+	} else if (addr + b == mid_end_ - mid_size_) { // ... or down, and over the hole before
+		mid_size_ += b + (join_prev ? n_[p].size : 0);
+	}
 	if (join_prev && s != kNil) {
 		const uint64_t grow = b + n_[s].size;
 		erase(addr + b); // the tree changes: p is found again
@@ -215,6 +230,25 @@ void Vram::release(uint64_t addr, uint64_t b)
 	} else {
 		insert(addr, b);
 	}
+}
+
+Vram Vram::grown(uint64_t size) const
+{
+	if (size < size_)
+		throw std::invalid_argument("Vram::grown: smaller than the VRAM it grows");
+	const uint64_t delta = size - size_;
+	Vram v(size);
+	v.erase(0);
+	for (const Hole &h : hole_list()) {
+		if (h.addr + h.size == mid_end_)
+			v.insert(h.addr, h.size + delta);
+		else
+			v.insert(grown_addr(h.addr, delta), h.size);
+	}
+	v.free_ = free_ + delta;
+	v.mid_end_ = mid_end_ + delta;
+	v.mid_size_ = mid_size_ + delta;
+	return v;
 }
 
 std::vector<Vram::Hole> Vram::hole_list() const
@@ -250,6 +284,10 @@ const char *Vram::check() const
 	}
 	if (sum != free_)
 		return "free bytes do not add up";
+	if (std::none_of(holes.begin(), holes.end(), [this](const Hole &h) {
+		    return h.addr + h.size == mid_end_ && h.size == mid_size_;
+	    }))
+		return "the middle hole is lost";
 	return "";
 }
 

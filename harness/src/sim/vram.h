@@ -1,6 +1,13 @@
 // Simulated VRAM: one linear range, contiguous buffers, free extents (holes) kept in a treap
 // ordered by address and augmented with the largest hole of each subtree, so that first fit from
 // either end is O(log holes). A hole fits a buffer when it is strictly larger (cost-model.md).
+//
+// It also follows the "middle" hole: the one the whole range started as, which bottom-up
+// placements take from below and top-down ones from above. A placement never empties a hole
+// (strict fit), so the middle hole lives as long as the VRAM. A larger VRAM that made the same
+// placements is this one with the middle hole longer by the difference and everything above it
+// shifted up by it, for as long as every placement here fitted the middle hole or went where
+// the larger VRAM puts it too: grown() builds it (replay_lanes()).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -22,6 +29,18 @@ public:
 	uint64_t place(uint64_t b, bool top_down);
 	// Frees [addr, addr + b) and merges it with neighbouring holes.
 	void release(uint64_t addr, uint64_t b);
+	// The middle hole: [mid_end() - mid_size(), mid_end()).
+	uint64_t mid_end() const { return mid_end_; }
+	uint64_t mid_size() const { return mid_size_; }
+	// Where an address of this VRAM lies in grown(size() + delta): above the middle hole it
+	// moves up by delta.
+	uint64_t grown_addr(uint64_t addr, uint64_t delta) const
+	{
+		return addr >= mid_end_ ? addr + delta : addr;
+	}
+	// This VRAM as one of `size` bytes (>= size()) with the same buffers: the middle hole longer
+	// by the difference, every hole above it shifted up by it.
+	Vram grown(uint64_t size) const;
 
 	struct Hole {
 		uint64_t addr, size;
@@ -60,6 +79,7 @@ private:
 	uint32_t count_ = 0;
 	uint64_t size_, free_;
 	uint32_t rng_ = 0x9e3779b9u;
+	uint64_t mid_end_, mid_size_;
 };
 
 } // namespace vramlab
