@@ -188,7 +188,23 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			active++;
 		}
 	};
-	auto leads = [&](unsigned k) { return active < nl && order[active - 1] == k; };
+	auto leads = [&](unsigned k) {
+		if constexpr (ForkingLanes<L>)
+			return active < nl && order[active - 1] == k;
+		return false;
+	};
+	// The replayed lanes: without forks all, in the caller's order (nl is a constant with
+	// kLanes, and the loops unroll)
+	auto replayed = [&] {
+		if constexpr (ForkingLanes<L>)
+			return active;
+		return nl;
+	};
+	auto lane = [&](unsigned i) {
+		if constexpr (ForkingLanes<L>)
+			return order[i];
+		return i;
+	};
 
 	auto evict = [&](unsigned k, uint32_t v) {
 		Lane &l = lanes[k];
@@ -207,7 +223,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	// evicted: a declined access costs no eviction.
 	auto move_in = [&](unsigned k, uint32_t id, uint64_t b, size_t pos) {
 		Lane &l = lanes[k];
-		if (b >= l.vram.mid_size() && leads(k))
+		if (leads(k) && b >= l.vram.mid_size())
 			lead_on(pos);
 		for (bool asked = false; !l.vram.fits(b); asked = true) {
 			const uint32_t v = p.victim(k, id, b);
@@ -258,8 +274,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		const uint64_t b = slot[0];
 		switch (EventType(op >> CompactTrace::kTypeShift)) {
 		case EventType::Create:
-			for (unsigned i = 0; i < active; i++) {
-				const unsigned k = order[i];
+			for (unsigned i = 0; i < replayed(); i++) {
+				const unsigned k = lane(i);
 				if (lanes[k].live && b >= vram[k]) { // this lane is cut here
 					if (leads(k))
 						lead_on(pos);
@@ -273,8 +289,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			if (!live)
 				continue;
 			p.created(id, uint32_t(pos));
-			for (unsigned i = 0; i < active; i++) {
-				const unsigned k = order[i];
+			for (unsigned i = 0; i < replayed(); i++) {
+				const unsigned k = lane(i);
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -292,8 +308,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		case EventType::Write: {
 			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
 			p.gpu(id, uint32_t(pos), w);
-			for (unsigned i = 0; i < active; i++) {
-				const unsigned k = order[i];
+			for (unsigned i = 0; i < replayed(); i++) {
+				const unsigned k = lane(i);
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -310,8 +326,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			break;
 		}
 		case EventType::Cpu:
-			for (unsigned i = 0; i < active; i++) {
-				const unsigned k = order[i];
+			for (unsigned i = 0; i < replayed(); i++) {
+				const unsigned k = lane(i);
 				Lane &l = lanes[k];
 				if (l.live)
 					l.r.cost += slot[1 + k] != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
@@ -319,8 +335,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			p.cpu(id);
 			break;
 		case EventType::Destroy:
-			for (unsigned i = 0; i < active; i++) {
-				const unsigned k = order[i];
+			for (unsigned i = 0; i < replayed(); i++) {
+				const unsigned k = lane(i);
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -337,8 +353,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		const bool sample = ++frag_tick == 10;
 		if (sample)
 			frag_tick = 0;
-		for (unsigned i = 0; i < active; i++) {
-			Lane &l = lanes[order[i]];
+		for (unsigned i = 0; i < replayed(); i++) {
+			Lane &l = lanes[lane(i)];
 			if (!l.live)
 				continue;
 			l.r.eviction_events += l.evicted_now;
@@ -352,12 +368,12 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 				l.r.frag_peak = std::max(l.r.frag_peak, f);
 			}
 			if (c.check_every && pos % c.check_every == 0)
-				check(order[i], pos);
+				check(lane(i), pos);
 		}
 	}
 	std::vector<SimResult> out(nl);
-	for (unsigned i = 0; i < active; i++) {
-		const unsigned k = order[i];
+	for (unsigned i = 0; i < replayed(); i++) {
+		const unsigned k = lane(i);
 		Lane &l = lanes[k];
 		l.r.timeline.finish();
 		if (l.live)

@@ -7,229 +7,191 @@ namespace vramlab {
 
 Vram::Vram(uint64_t size) : size_(size), free_(size), mid_end_(size), mid_size_(size)
 {
-	n_.reserve(1024);
-	insert(0, size);
+	b_.emplace_back();
+	bmax_.push_back(0);
+	insert(0, 0, 0, size);
 }
 
-uint32_t Vram::alloc(uint64_t addr, uint64_t size)
+void Vram::find_max() const
 {
-	rng_ ^= rng_ << 13;
-	rng_ ^= rng_ >> 17;
-	rng_ ^= rng_ << 5;
-	Node nd{addr, size, size, rng_, kNil, kNil};
-	if (!free_nodes_.empty()) {
-		uint32_t i = free_nodes_.back();
-		free_nodes_.pop_back();
-		n_[i] = nd;
-		return i;
+	uint64_t m = 0;
+	for (uint64_t l : bmax_)
+		m = std::max(m, l);
+	max_ = m;
+	max_ok_ = true;
+}
+
+void Vram::block_max(size_t k)
+{
+	const Block &x = b_[k];
+	uint64_t m = 0;
+	for (unsigned i = 0; i < x.n; i++)
+		m = std::max(m, x.len[i]);
+	bmax_[k] = m;
+}
+
+// A hole before index i of block k; a full block is split in two first.
+void Vram::insert(size_t k, unsigned i, uint64_t a, uint64_t l)
+{
+	if (b_[k].n == kBlock) {
+		constexpr unsigned half = kBlock / 2;
+		b_.insert(b_.begin() + ptrdiff_t(k) + 1, Block{});
+		bmax_.insert(bmax_.begin() + ptrdiff_t(k) + 1, 0);
+		Block &lo = b_[k], &hi = b_[k + 1];
+		std::copy(lo.addr + half, lo.addr + kBlock, hi.addr);
+		std::copy(lo.len + half, lo.len + kBlock, hi.len);
+		lo.n = hi.n = half;
+		block_max(k);
+		block_max(k + 1);
+		if (i > half) {
+			k++;
+			i -= half;
+		}
 	}
-	n_.push_back(nd);
-	return static_cast<uint32_t>(n_.size() - 1);
-}
-
-void Vram::pull(uint32_t t) const
-{
-	Node &x = n_[t];
-	uint64_t m = x.size;
-	if (x.l != kNil && n_[x.l].max > m)
-		m = n_[x.l].max;
-	if (x.r != kNil && n_[x.r].max > m)
-		m = n_[x.r].max;
-	x.max = m;
-}
-
-void Vram::split(uint32_t t, uint64_t key, uint32_t &a, uint32_t &b)
-{
-	if (t == kNil) {
-		a = b = kNil;
-		return;
-	}
-	if (n_[t].addr < key) {
-		split(n_[t].r, key, n_[t].r, b);
-		a = t;
-	} else {
-		split(n_[t].l, key, a, n_[t].l);
-		b = t;
-	}
-	pull(t);
-}
-
-uint32_t Vram::merge(uint32_t a, uint32_t b)
-{
-	if (a == kNil)
-		return b;
-	if (b == kNil)
-		return a;
-	if (n_[a].pri > n_[b].pri) {
-		n_[a].r = merge(n_[a].r, b);
-		pull(a);
-		return a;
-	}
-	n_[b].l = merge(a, n_[b].l);
-	pull(b);
-	return b;
-}
-
-void Vram::insert(uint64_t addr, uint64_t size)
-{
-	uint32_t a, b;
-	split(root_, addr, a, b);
-	root_ = merge(merge(a, alloc(addr, size)), b);
+	Block &x = b_[k];
+	std::copy_backward(x.addr + i, x.addr + x.n, x.addr + x.n + 1);
+	std::copy_backward(x.len + i, x.len + x.n, x.len + x.n + 1);
+	x.addr[i] = a;
+	x.len[i] = l;
+	x.n++;
+	bmax_[k] = std::max(bmax_[k], l);
 	count_++;
 }
 
-void Vram::erase(uint64_t addr)
+// Only for a hole merged into its neighbour: the largest hole stays what it was.
+void Vram::erase(At a)
 {
-	uint32_t a, b, m, c;
-	split(root_, addr, a, b);
-	split(b, addr + 1, m, c);
-	if (m != kNil) {
-		free_nodes_.push_back(m);
-		count_--;
+	Block &x = b_[a.k];
+	const uint64_t l = x.len[a.i];
+	std::copy(x.addr + a.i + 1, x.addr + x.n, x.addr + a.i);
+	std::copy(x.len + a.i + 1, x.len + x.n, x.len + a.i);
+	x.n--;
+	count_--;
+	if (!x.n) {
+		b_.erase(b_.begin() + ptrdiff_t(a.k));
+		bmax_.erase(bmax_.begin() + ptrdiff_t(a.k));
+	} else if (l == bmax_[a.k]) {
+		block_max(a.k);
 	}
-	root_ = merge(a, c);
-}
-
-bool Vram::resize_in(uint32_t t, uint64_t key, uint64_t addr, uint64_t size)
-{
-	if (t == kNil)
-		return false;
-	bool ok;
-	if (key < n_[t].addr) {
-		ok = resize_in(n_[t].l, key, addr, size);
-	} else if (key > n_[t].addr) {
-		ok = resize_in(n_[t].r, key, addr, size);
-	} else {
-		n_[t].addr = addr;
-		n_[t].size = size;
-		ok = true;
-	}
-	pull(t);
-	return ok;
-}
-
-void Vram::resize(uint32_t t, uint64_t addr, uint64_t size)
-{
-	resize_in(root_, n_[t].addr, addr, size);
-}
-
-void Vram::resize_on(const std::vector<uint32_t> &path, uint64_t addr, uint64_t size)
-{
-	Node &x = n_[path.back()];
-	x.addr = addr;
-	x.size = size;
-	for (size_t i = path.size(); i--;)
-		pull(path[i]);
-}
-
-uint32_t Vram::find_first(uint64_t b, std::vector<uint32_t> &path) const
-{
-	path.clear();
-	uint32_t t = root_;
-	while (t != kNil) {
-		path.push_back(t);
-		const Node &x = n_[t];
-		if (x.l != kNil && n_[x.l].max > b)
-			t = x.l;
-		else if (x.size > b)
-			return t;
-		else
-			t = x.r;
-	}
-	return kNil;
-}
-
-uint32_t Vram::find_last(uint64_t b, std::vector<uint32_t> &path) const
-{
-	path.clear();
-	uint32_t t = root_;
-	while (t != kNil) {
-		path.push_back(t);
-		const Node &x = n_[t];
-		if (x.r != kNil && n_[x.r].max > b)
-			t = x.r;
-		else if (x.size > b)
-			return t;
-		else
-			t = x.l;
-	}
-	return kNil;
-}
-
-uint32_t Vram::pred(uint64_t addr, std::vector<uint32_t> &path) const
-{
-	path.clear();
-	uint32_t t = root_, best = kNil;
-	size_t depth = 0; // the path up to best
-	while (t != kNil) {
-		path.push_back(t);
-		if (n_[t].addr < addr) {
-			best = t;
-			depth = path.size();
-			t = n_[t].r;
-		} else {
-			t = n_[t].l;
-		}
-	}
-	path.resize(depth);
-	return best;
-}
-
-uint32_t Vram::find(uint64_t addr, std::vector<uint32_t> &path) const
-{
-	path.clear();
-	uint32_t t = root_;
-	while (t != kNil) {
-		path.push_back(t);
-		if (n_[t].addr == addr)
-			return t;
-		t = addr < n_[t].addr ? n_[t].l : n_[t].r;
-	}
-	return kNil;
 }
 
 uint64_t Vram::place(uint64_t b, bool top_down)
 {
-	const uint32_t t = top_down ? find_last(b, path_a_) : find_first(b, path_a_);
-	const uint64_t haddr = n_[t].addr, hsize = n_[t].size;
+	const size_t nb = bmax_.size();
+	size_t k;
+	if (top_down) {
+		for (k = nb; k-- && bmax_[k] <= b;)
+			;
+	} else {
+		for (k = 0; k < nb && bmax_[k] <= b; k++)
+			;
+	}
+	if (k >= nb)
+		throw std::logic_error("Vram::place: no hole fits");
+	Block &x = b_[k];
+	unsigned i;
+	if (top_down) {
+		for (i = x.n; i-- && x.len[i] <= b;)
+			;
+	} else {
+		for (i = 0; x.len[i] <= b; i++)
+			;
+	}
 	free_ -= b;
-	if (haddr + hsize == mid_end_) { // the middle hole
+	if (x.addr[i] + x.len[i] == mid_end_) { // the middle hole
 		mid_size_ -= b;
 		if (top_down)
 			mid_end_ -= b;
 	}
+	const bool block_max_shrinks = x.len[i] == bmax_[k];
+	x.len[i] -= b; // never 0: the hole was larger
+	uint64_t at;
 	if (top_down) {
-		resize_on(path_a_, haddr, hsize - b);
-		return haddr + hsize - b;
+		at = x.addr[i] + x.len[i];
+	} else {
+		at = x.addr[i];
+		x.addr[i] += b;
 	}
-	resize_on(path_a_, haddr + b, hsize - b);
-	return haddr;
+	if (block_max_shrinks) {
+		if (max_ok_ && bmax_[k] == max_)
+			max_ok_ = false;
+		block_max(k);
+	}
+	return at;
 }
 
-void Vram::release(uint64_t addr, uint64_t b)
+void Vram::release(uint64_t a, uint64_t b)
 {
 	free_ += b;
-	const uint32_t p = pred(addr, path_a_);
-	const bool join_prev = p != kNil && n_[p].addr + n_[p].size == addr;
-	const uint32_t s = find(addr + b, path_b_);
-	if (addr == mid_end_) { // the middle hole grows up, and over the hole after it
-		const uint64_t next = s != kNil ? n_[s].size : 0;
-		mid_end_ = addr + b + next;
-		mid_size_ += b + next;
-	} else if (addr + b == mid_end_ - mid_size_) { // ... or down, and over the hole before
-		mid_size_ += b + (join_prev ? n_[p].size : 0);
+	// the block of the last hole below a (none: k == nb)
+	const size_t nb = b_.size();
+	size_t k = nb;
+	{
+		size_t lo = 0, hi = nb; // the first block starting above a
+		while (lo < hi) {
+			const size_t mid = (lo + hi) / 2;
+			if (b_[mid].addr[0] < a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo)
+			k = lo - 1;
 	}
-	if (join_prev && s != kNil) {
-		const uint64_t grow = b + n_[s].size;
-		erase(addr + b); // the tree changes: p is found again
-		resize(p, n_[p].addr, n_[p].size + grow);
+	bool has_prev = false, has_next = false;
+	At prev{}, next{};
+	if (k < nb) {
+		const Block &x = b_[k];
+		const unsigned i = unsigned(std::lower_bound(x.addr, x.addr + x.n, a) - x.addr);
+		has_prev = true;
+		prev = {k, i - 1};
+		if (i < x.n)
+			has_next = true, next = {k, i};
+		else if (k + 1 < nb)
+			has_next = true, next = {k + 1, 0};
+	} else if (nb) {
+		has_next = true;
+		next = {0, 0};
+	}
+	const bool join_prev = has_prev && addr(prev) + len(prev) == a;
+	const bool join_next = has_next && addr(next) == a + b;
+	if (a == mid_end_) { // the middle hole grows up, and over the hole after it
+		const uint64_t over = join_next ? len(next) : 0;
+		mid_end_ = a + b + over;
+		mid_size_ += b + over;
+	} else if (a + b == mid_end_ - mid_size_) { // ... or down, and over the hole before
+		mid_size_ += b + (join_prev ? len(prev) : 0);
+	}
+	uint64_t merged;
+	size_t grew;
+	if (join_prev && join_next) {
+		merged = len(prev) += b + len(next);
+		grew = prev.k;
+		bmax_[grew] = std::max(bmax_[grew], merged);
+		erase(next);
 	} else if (join_prev) {
-		resize_on(path_a_, n_[p].addr, n_[p].size + b);
-	} else if (s != kNil) {
-		resize_on(path_b_, addr, n_[s].size + b);
+		merged = len(prev) += b;
+		grew = prev.k;
+		bmax_[grew] = std::max(bmax_[grew], merged);
+	} else if (join_next) {
+		addr(next) = a;
+		merged = len(next) += b;
+		grew = next.k;
+		bmax_[grew] = std::max(bmax_[grew], merged);
 	} else {
-		insert(addr, b);
+		merged = b;
+		if (has_prev)
+			insert(prev.k, prev.i + 1, a, b);
+		else if (nb)
+			insert(0, 0, a, b);
+		else { // no hole at all before
+			b_.emplace_back();
+			bmax_.push_back(0);
+			insert(0, 0, a, b);
+		}
 	}
+	if (max_ok_)
+		max_ = std::max(max_, merged);
 }
 
 Vram Vram::grown(uint64_t size) const
@@ -237,15 +199,20 @@ Vram Vram::grown(uint64_t size) const
 	if (size < size_)
 		throw std::invalid_argument("Vram::grown: smaller than the VRAM it grows");
 	const uint64_t delta = size - size_;
-	Vram v(size);
-	v.erase(0);
-	for (const Hole &h : hole_list()) {
-		if (h.addr + h.size == mid_end_)
-			v.insert(h.addr, h.size + delta);
-		else
-			v.insert(grown_addr(h.addr, delta), h.size);
+	Vram v(*this);
+	v.size_ = size;
+	for (size_t k = 0; k < v.b_.size(); k++) {
+		Block &x = v.b_[k];
+		for (unsigned i = 0; i < x.n; i++) {
+			if (x.addr[i] + x.len[i] == mid_end_)
+				x.len[i] += delta;
+			else
+				x.addr[i] = grown_addr(x.addr[i], delta);
+		}
+		v.block_max(k);
 	}
 	v.free_ = free_ + delta;
+	v.max_ok_ = false;
 	v.mid_end_ = mid_end_ + delta;
 	v.mid_size_ = mid_size_ + delta;
 	return v;
@@ -254,29 +221,32 @@ Vram Vram::grown(uint64_t size) const
 std::vector<Vram::Hole> Vram::hole_list() const
 {
 	std::vector<Hole> out;
-	std::vector<uint32_t> stack;
-	uint32_t t = root_;
-	while (t != kNil || !stack.empty()) {
-		while (t != kNil) {
-			stack.push_back(t);
-			t = n_[t].l;
-		}
-		t = stack.back();
-		stack.pop_back();
-		out.push_back({n_[t].addr, n_[t].size});
-		t = n_[t].r;
-	}
+	out.reserve(count_);
+	for (const Block &x : b_)
+		for (unsigned i = 0; i < x.n; i++)
+			out.push_back({x.addr[i], x.len[i]});
 	return out;
 }
 
 const char *Vram::check() const
 {
-	auto holes = hole_list();
+	if (b_.size() != bmax_.size())
+		return "block maxima out of step";
+	for (size_t k = 0; k < b_.size(); k++) {
+		if (!b_[k].n || b_[k].n > kBlock)
+			return "an empty or overfull block";
+		if (*std::max_element(b_[k].len, b_[k].len + b_[k].n) != bmax_[k])
+			return "a block's largest hole is out of date";
+	}
+	const auto holes = hole_list();
 	if (holes.size() != count_)
 		return "hole count mismatch";
-	uint64_t sum = 0;
+	uint64_t sum = 0, max = 0;
+	bool mid = false;
 	for (size_t i = 0; i < holes.size(); i++) {
 		sum += holes[i].size;
+		max = std::max(max, holes[i].size);
+		mid |= holes[i].addr + holes[i].size == mid_end_ && holes[i].size == mid_size_;
 		if (holes[i].addr + holes[i].size > size_)
 			return "hole beyond the end of VRAM";
 		if (i && holes[i - 1].addr + holes[i - 1].size >= holes[i].addr)
@@ -284,9 +254,9 @@ const char *Vram::check() const
 	}
 	if (sum != free_)
 		return "free bytes do not add up";
-	if (std::none_of(holes.begin(), holes.end(), [this](const Hole &h) {
-		    return h.addr + h.size == mid_end_ && h.size == mid_size_;
-	    }))
+	if (max_ok_ && max_ != max)
+		return "the largest hole is out of date";
+	if (!mid)
 		return "the middle hole is lost";
 	return "";
 }

@@ -1,6 +1,9 @@
-// Simulated VRAM: one linear range, contiguous buffers, free extents (holes) kept in a treap
-// ordered by address and augmented with the largest hole of each subtree, so that first fit from
-// either end is O(log holes). A hole fits a buffer when it is strictly larger (cost-model.md).
+// Simulated VRAM: one linear range, contiguous buffers, free extents (holes) in address order
+// in blocks of up to 32, each block's largest hole beside it: first fit from either end scans
+// the blocks' maxima, then one block; a release finds its neighbours by binary search. The
+// corpus keeps a few hundred holes at most (the thesis's fragmentation figure), where a few
+// short scans beat a balanced tree's dependent loads (docs/models.md).
+// A hole fits a buffer when it is strictly larger (cost-model.md).
 //
 // It also follows the "middle" hole: the one the whole range started as, which bottom-up
 // placements take from below and top-down ones from above. A placement never empties a hole
@@ -23,7 +26,12 @@ public:
 	uint64_t free_bytes() const { return free_; }
 	uint32_t holes() const { return count_; }
 	// Is there a hole strictly larger than b?
-	bool fits(uint64_t b) const { return root_ != kNil && n_[root_].max > b; }
+	bool fits(uint64_t b) const
+	{
+		if (!max_ok_)
+			find_max();
+		return max_ > b;
+	}
 	// Places b in the lowest (or, top_down, the highest) hole that fits, at its low (high) end.
 	// Precondition: fits(b).
 	uint64_t place(uint64_t b, bool top_down);
@@ -46,39 +54,31 @@ public:
 		uint64_t addr, size;
 	};
 	std::vector<Hole> hole_list() const; // in address order (tests, invariant checks)
-	// Checks the tree (order, augmentation, no adjacent holes). Returns an error text or "".
+	// Checks the holes (order, no adjacent holes, the sums). Returns an error text or "".
 	const char *check() const;
 
 private:
-	static constexpr uint32_t kNil = UINT32_MAX;
-	struct Node {
-		uint64_t addr, size, max;
-		uint32_t pri, l, r;
+	static constexpr unsigned kBlock = 32;
+	struct Block {
+		uint32_t n = 0; // holes in it, >= 1
+		uint64_t addr[kBlock], len[kBlock];
 	};
-	uint32_t alloc(uint64_t addr, uint64_t size);
-	void pull(uint32_t t) const;
-	void split(uint32_t t, uint64_t key, uint32_t &a, uint32_t &b); // a: < key, b: >= key
-	uint32_t merge(uint32_t a, uint32_t b);
-	// The searches record the nodes they pass through in `path` (root first, the found node
-	// last), so that a hole changed in place is fixed up along it, not found again.
-	uint32_t find_first(uint64_t b, std::vector<uint32_t> &path) const;
-	uint32_t find_last(uint64_t b, std::vector<uint32_t> &path) const;
-	void resize(uint32_t t, uint64_t addr, uint64_t size); // same order position
-	// the same, t being the last node of `path`: the maxima are pulled up along it
-	void resize_on(const std::vector<uint32_t> &path, uint64_t addr, uint64_t size);
-	bool resize_in(uint32_t t, uint64_t key, uint64_t addr, uint64_t size);
-	uint32_t pred(uint64_t addr, std::vector<uint32_t> &path) const; // largest address < addr
-	uint32_t find(uint64_t addr, std::vector<uint32_t> &path) const;
-	void erase(uint64_t addr);
-	void insert(uint64_t addr, uint64_t size);
-
-	mutable std::vector<Node> n_;
-	std::vector<uint32_t> path_a_, path_b_; // scratch for the searches' paths
-	std::vector<uint32_t> free_nodes_;
-	uint32_t root_ = kNil;
+	struct At { // a hole: block k, index i
+		size_t k;
+		unsigned i;
+	};
+	uint64_t &addr(At a) { return b_[a.k].addr[a.i]; }
+	uint64_t &len(At a) { return b_[a.k].len[a.i]; }
+	void find_max() const;
+	void block_max(size_t k); // recomputes bmax_[k]
+	void insert(size_t k, unsigned i, uint64_t addr, uint64_t len);
+	void erase(At a);
+	std::vector<Block> b_;       // in address order
+	std::vector<uint64_t> bmax_; // per block, its largest hole
 	uint32_t count_ = 0;
 	uint64_t size_, free_;
-	uint32_t rng_ = 0x9e3779b9u;
+	mutable uint64_t max_ = 0; // the largest hole, when max_ok_
+	mutable bool max_ok_ = false;
 	uint64_t mid_end_, mid_size_;
 };
 
