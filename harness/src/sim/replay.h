@@ -206,6 +206,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		return i;
 	};
 
+	bool evicted_any = false; // some lane evicted during this entry
 	auto evict = [&](unsigned k, uint32_t v) {
 		Lane &l = lanes[k];
 		const uint64_t b = buf[v * stride];
@@ -218,6 +219,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		addr = kAway;
 		p.removed(k, v);
 		l.evicted_now = true;
+		evicted_any = true;
 	};
 	// A move-in is admitted or declined once, against the first victim, before anything is
 	// evicted: a declined access costs no eviction.
@@ -353,6 +355,10 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		const bool sample = ++frag_tick == 10;
 		if (sample)
 			frag_tick = 0;
+		// the per-lane bookkeeping of an entry, skipped when it has nothing to count
+		if (!sample && !evicted_any && !c.timeline_every && !c.check_every)
+			continue;
+		evicted_any = false;
 		for (unsigned i = 0; i < replayed(); i++) {
 			Lane &l = lanes[lane(i)];
 			if (!l.live)
