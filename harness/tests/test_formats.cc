@@ -550,16 +550,39 @@ struct Flat {
 	std::vector<std::vector<CsReloc>> relocs;
 };
 
-Flat read_flat(const std::string &path, uint8_t *minor = nullptr)
+void keep(Flat &f, Event e)
+{
+	f.relocs.emplace_back(e.relocs, e.relocs + (e.type == EventType::Cs ? e.nrelocs : 0));
+	e.relocs = nullptr;
+	f.events.push_back(e);
+}
+
+// R's records by next() (batch 0) or by next_batch(.., batch), where a CS ends its batch.
+Flat read_flat(TraceReader &r, size_t batch = 0)
 {
 	Flat f;
-	auto r = open_trace(path);
-	Event e;
-	while (r->next(e)) {
-		f.relocs.emplace_back(e.relocs, e.relocs + (e.type == EventType::Cs ? e.nrelocs : 0));
-		e.relocs = nullptr;
-		f.events.push_back(e);
+	if (!batch) {
+		for (Event e; r.next(e);)
+			keep(f, e);
+		return f;
 	}
+	std::vector<Event> buf(batch);
+	for (size_t got; (got = r.next_batch(buf.data(), batch));) {
+		EXPECT_LE(got, batch);
+		for (size_t i = 0; i < got; i++) {
+			if (buf[i].type == EventType::Cs) {
+				EXPECT_EQ(i, got - 1) << "a CS record must end its batch";
+			}
+			keep(f, buf[i]);
+		}
+	}
+	return f;
+}
+
+Flat read_flat(const std::string &path, uint8_t *minor = nullptr)
+{
+	auto r = open_trace(path);
+	Flat f = read_flat(*r);
 	if (minor)
 		*minor = r->info().v2_minor;
 	return f;
@@ -696,4 +719,47 @@ TEST(Formats, V23CodesItsEdgesExactly)
 		          std::string::npos)
 		    << e.what();
 	}
+}
+
+
+// The batched reads on the thesis model's hot path give what next() gives, record for
+// record: the raw readers (bostats1; v2 with CS records), the replay's filters (SkipDestroyed
+// drops events inside a batch) and CsExpander over them (load_compact(): a CS becomes events).
+TEST(Formats, ReadingInBatchesGivesWhatNextGives)
+{
+	// A reader and the one it reads from, if any (owned together).
+	struct Chain {
+		std::unique_ptr<TraceReader> inner, outer;
+	};
+	const std::string data = std::string(VRAMLAB_SOURCE_DIR) + "/tests/data/";
+	size_t cs_raw = 0, cs_expanded = 0;
+	for (const std::string &path :
+	     {data + "glsmoke-barts-2.51.vrl", data + "edge-cases.vrl", data + "duplicates.vrl",
+	      test::repo_trace("live/glsmoke-barts-6mib.vrl"), test::repo_trace("nederland1.bin")}) {
+		for (int how = 0; how < 3; how++) {
+			auto open = [&] {
+				Chain c;
+				if (how == 0)
+					c.outer = open_trace(path);
+				else
+					c.outer = std::make_unique<ReplayReader>(path, ReplayOptions{});
+				if (how == 2) {
+					c.inner = std::move(c.outer);
+					c.outer = std::make_unique<CsExpander>(*c.inner);
+				}
+				return c;
+			};
+			const Flat ref = read_flat(*open().outer);
+			ASSERT_FALSE(ref.events.empty()) << path;
+			for (const Event &e : ref.events)
+				(how == 2 ? cs_expanded : cs_raw) += e.type == EventType::Cs;
+			for (size_t batch : {1, 2, 7, 256}) {
+				SCOPED_TRACE(path + " read " + std::to_string(how) + ", batches of " +
+				             std::to_string(batch));
+				expect_same(read_flat(*open().outer, batch), ref);
+			}
+		}
+	}
+	EXPECT_GT(cs_raw, 0u) << "no CS record read: the test lost its v2 input";
+	EXPECT_EQ(cs_expanded, 0u) << "CsExpander leaves no CS record";
 }

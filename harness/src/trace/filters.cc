@@ -4,32 +4,55 @@
 
 namespace vramlab {
 
+inline bool SkipDestroyed::keep(const Event &e)
+{
+	switch (e.type) {
+	case EventType::Create:
+		if (dead_.size() <= e.id)
+			dead_.resize(e.id + 1, false);
+		if (at_create_.size() <= e.id)
+			at_create_.resize(e.id + 1, skipped_);
+		return true;
+	case EventType::Read:
+	case EventType::Write:
+	case EventType::Cpu:
+	case EventType::Destroy:
+	case EventType::Score:
+		if (e.id < dead_.size() && dead_[e.id]) {
+			skipped_++;
+			return false;
+		}
+		if (e.type == EventType::Destroy)
+			dead_[e.id] = true;
+		return true;
+	default: return true; // v2 CS records name live buffers only (the reader checks)
+	}
+}
+
 bool SkipDestroyed::next(Event &e)
 {
-	while (in_.next(e)) {
-		switch (e.type) {
-		case EventType::Create:
-			if (dead_.size() <= e.id)
-				dead_.resize(e.id + 1, false);
-			if (at_create_.size() <= e.id)
-				at_create_.resize(e.id + 1, skipped_);
+	while (in_.next(e))
+		if (keep(e))
 			return true;
-		case EventType::Read:
-		case EventType::Write:
-		case EventType::Cpu:
-		case EventType::Destroy:
-		case EventType::Score:
-			if (e.id < dead_.size() && dead_[e.id]) {
-				skipped_++;
-				continue;
-			}
-			if (e.type == EventType::Destroy)
-				dead_[e.id] = true;
-			return true;
-		default: return true; // v2 CS records name live buffers only (the reader checks)
-		}
-	}
 	return false;
+}
+
+size_t SkipDestroyed::next_batch(Event *out, size_t n)
+{
+	for (;;) {
+		const size_t got = in_.next_batch(out, n);
+		if (!got)
+			return 0;
+		size_t kept = 0;
+		for (size_t i = 0; i < got; i++)
+			if (keep(out[i])) {
+				if (kept != i)
+					out[kept] = out[i];
+				kept++;
+			}
+		if (kept)
+			return kept;
+	}
 }
 
 bool RepairIds::next(Event &e)

@@ -76,11 +76,13 @@ class SkipDestroyed : public TraceReader {
 public:
 	explicit SkipDestroyed(TraceReader &inner) : in_(inner) { info_ = inner.info(); }
 	bool next(Event &e) override;
+	size_t next_batch(Event *out, size_t n) override;
 	uint64_t events_hint() const override { return in_.events_hint(); }
 	uint64_t skipped() const { return skipped_; }
 	const std::vector<uint64_t> &skipped_at_create() const { return at_create_; }
 
 private:
+	bool keep(const Event &e); // false: an event on a destroyed id, counted
 	TraceReader &in_;
 	std::vector<bool> dead_;
 	std::vector<uint64_t> at_create_;
@@ -117,6 +119,7 @@ public:
 	ReplayReader(const Opener &open, ReplayOptions opt, const std::string &name = "");
 	explicit ReplayReader(const std::string &path, ReplayOptions opt);
 	bool next(Event &e) override { return skip_->next(e); }
+	size_t next_batch(Event *out, size_t n) override { return skip_->next_batch(out, n); }
 	uint64_t events_hint() const override { return skip_->events_hint(); }
 	uint64_t skipped() const { return skip_->skipped(); }
 	const std::vector<uint64_t> &skipped_at_create() const { return skip_->skipped_at_create(); }

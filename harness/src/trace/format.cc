@@ -10,27 +10,64 @@
 
 namespace vramlab {
 
+size_t TraceReader::next_batch(Event *out, size_t n)
+{
+	size_t got = 0;
+	while (got < n && next(out[got]))
+		if (out[got++].type == EventType::Cs)
+			break;
+	return got;
+}
+
+void CsExpander::expand(const Event &cs)
+{
+	cs_++;
+	pending_.assign(cs.relocs, cs.relocs + cs.nrelocs);
+	at_ = 0;
+	time_us_ = cs.time_us;
+}
+
+void CsExpander::reloc_event(Event &e)
+{
+	const CsReloc &r = pending_[at_++];
+	e = Event{};
+	e.type = r.write_domain ? EventType::Write : EventType::Read;
+	e.domain = r.write_domain ? r.write_domain : r.read_domains;
+	e.high_prio = r.high_prio_use;
+	e.id = r.id;
+	e.time_us = time_us_;
+}
+
 bool CsExpander::next(Event &e)
 {
 	for (;;) {
 		if (at_ < pending_.size()) {
-			const CsReloc &r = pending_[at_++];
-			e = Event{};
-			e.type = r.write_domain ? EventType::Write : EventType::Read;
-			e.domain = r.write_domain ? r.write_domain : r.read_domains;
-			e.high_prio = r.high_prio_use;
-			e.id = r.id;
-			e.time_us = time_us_;
+			reloc_event(e);
 			return true;
 		}
 		if (!in_.next(e))
 			return false;
 		if (e.type != EventType::Cs)
 			return true;
-		cs_++;
-		pending_.assign(e.relocs, e.relocs + e.nrelocs);
-		at_ = 0;
-		time_us_ = e.time_us;
+		expand(e);
+	}
+}
+
+size_t CsExpander::next_batch(Event *out, size_t n)
+{
+	for (;;) {
+		if (at_ < pending_.size()) {
+			size_t got = 0;
+			while (got < n && at_ < pending_.size())
+				reloc_event(out[got++]);
+			return got;
+		}
+		size_t got = in_.next_batch(out, n);
+		if (!got || out[got - 1].type != EventType::Cs)
+			return got;
+		expand(out[got - 1]); // the batch's last: its relocations come next
+		if (--got)
+			return got;
 	}
 }
 

@@ -41,6 +41,11 @@ public:
 	virtual ~TraceReader() = default;
 	// The next event; false at the end of the trace. Throws TraceError on bad input.
 	virtual bool next(Event &e) = 0;
+	// Up to n next events into out, as many calls of next() would give them: 0 only at the
+	// end. A CS event ends its batch (its relocations stay valid only until the next read).
+	// Readers on the hot path (bostats1, the replay filters) override it to save a virtual
+	// call and a pass over the Event per event.
+	virtual size_t next_batch(Event *out, size_t n);
 	// About how many events the trace holds, if the format can tell cheaply (else 0).
 	virtual uint64_t events_hint() const { return 0; }
 	const TraceInfo &info() const { return info_; }
@@ -62,10 +67,13 @@ class CsExpander : public TraceReader {
 public:
 	explicit CsExpander(TraceReader &inner) : in_(inner) { info_ = inner.info(); }
 	bool next(Event &e) override;
+	size_t next_batch(Event *out, size_t n) override;
 	uint64_t events_hint() const override { return in_.events_hint(); }
 	uint64_t cs_records() const { return cs_; }
 
 private:
+	void expand(const Event &cs);
+	void reloc_event(Event &e);
 	TraceReader &in_;
 	std::vector<CsReloc> pending_;
 	size_t at_ = 0;

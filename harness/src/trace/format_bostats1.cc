@@ -26,7 +26,17 @@ public:
 	// Most entries are 1 + index bytes; creates carry 4 more (few).
 	uint64_t events_hint() const override { return src_->size_hint() / (1 + index_bytes_); }
 
-	bool next(Event &e) override
+	bool next(Event &e) override { return parse(e); }
+	size_t next_batch(Event *out, size_t n) override
+	{
+		size_t got = 0;
+		while (got < n && parse(out[got]))
+			got++;
+		return got;
+	}
+
+private:
+	bool parse(Event &e)
 	{
 		const uint64_t off = src_->offset();
 		uint8_t head;
@@ -74,7 +84,6 @@ public:
 		return true;
 	}
 
-private:
 	std::unique_ptr<ByteSource> src_;
 	unsigned index_bytes_;
 	uint32_t creates_ = 0;
