@@ -3,12 +3,16 @@
 // and the kernel model (which reads CS records). v2 files cut short are read up to their last
 // FRAME. Bad input must end in a TraceError, never in a crash, a sanitizer report or a hang.
 #include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "kmodel/ensemble.h"
 #include "kmodel/kernel_model.h"
 #include "mlp/score_contract.h"
 #include "sim/compact.h"
 #include "sim/sim.h"
+#include "trace/filters.h"
 #include "trace/stats.h"
 
 using namespace vramlab;
@@ -21,8 +25,54 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***)
 	return 0;
 }
 
+namespace {
+
+// Every event (CS relocations as their ids) and the error that ended the read, if any.
+std::string read_all(TraceReader &r, size_t batch)
+{
+	std::string out;
+	auto add = [&](const Event &e) {
+		out += std::to_string(int(e.type)) + ' ' + std::to_string(e.id) + ' ' +
+		       std::to_string(e.size) + ' ' + std::to_string(e.time_us) + ' ' +
+		       std::to_string(e.high_prio) + ' ' + std::to_string(e.domain) + ' ' +
+		       std::to_string(e.score);
+		for (uint32_t i = 0; i < (e.type == EventType::Cs ? e.nrelocs : 0); i++)
+			out += ' ' + std::to_string(e.relocs[i].id);
+		out += '\n';
+	};
+	try {
+		if (!batch) {
+			for (Event e; r.next(e);)
+				add(e);
+		} else {
+			std::vector<Event> buf(batch);
+			for (size_t got; (got = r.next_batch(buf.data(), batch));)
+				for (size_t i = 0; i < got; i++)
+					add(buf[i]);
+		}
+	} catch (const TraceError &err) {
+		out += std::string("error: ") + err.what();
+	}
+	return out;
+}
+
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	try { // batched reads (the thesis model's load path) give what next() gives, errors included
+		auto one = open_trace_memory(data, size, "fuzz");
+		auto batched = open_trace_memory(data, size, "fuzz");
+		if (read_all(*one, 0) != read_all(*batched, size % 300 + 1))
+			abort();
+		// and through the replay's filters and the CS expansion (load_compact())
+		auto open = [=] { return open_trace_memory(data, size, "fuzz"); };
+		ReplayReader r1(open, OnDestroyed::Skip, "fuzz"), r2(open, OnDestroyed::Skip, "fuzz");
+		CsExpander x1(r1), x2(r2);
+		if (read_all(x1, 0) != read_all(x2, size % 7 + 1))
+			abort();
+	} catch (const TraceError &) {
+	}
 	try {
 		auto r = open_trace_memory(data, size, "fuzz");
 		compute_stats(*r, "fuzz");

@@ -763,3 +763,35 @@ TEST(Formats, ReadingInBatchesGivesWhatNextGives)
 	EXPECT_GT(cs_raw, 0u) << "no CS record read: the test lost its v2 input";
 	EXPECT_EQ(cs_expanded, 0u) << "CsExpander leaves no CS record";
 }
+
+// An error in the middle of a batch: the events before it come first, as by next(), and the
+// next call throws it (a v2 trace whose third CS names a buffer never created; found by
+// fuzz_trace_reader).
+TEST(Formats, AnErrorInABatchComesAfterTheEventsBeforeIt)
+{
+	const std::string path =
+	        std::string(VRAMLAB_SOURCE_DIR) + "/fuzz/corpus/trace_reader/error-after-events.v21";
+	std::vector<EventType> by_next, batched;
+	std::string next_error, batch_error;
+	try {
+		auto r = open_trace(path);
+		for (Event e; r->next(e);)
+			by_next.push_back(e.type);
+	} catch (const TraceError &err) {
+		next_error = err.what();
+	}
+	try {
+		auto r = open_trace(path);
+		Event buf[64];
+		for (size_t got; (got = r->next_batch(buf, 64));)
+			for (size_t i = 0; i < got; i++)
+				batched.push_back(buf[i].type);
+	} catch (const TraceError &err) {
+		batch_error = err.what();
+	}
+	EXPECT_NE(next_error.find("byte 68: a CS names buffer 2 that was not created"), std::string::npos)
+	        << next_error;
+	EXPECT_EQ(batch_error, next_error);
+	EXPECT_EQ(batched, by_next);
+	EXPECT_EQ(by_next.size(), 4u); // two creates, a CS, a destroy
+}

@@ -9,7 +9,7 @@ inline bool SkipDestroyed::keep(const Event &e)
 	switch (e.type) {
 	case EventType::Create:
 		if (dead_.size() <= e.id)
-			dead_.resize(e.id + 1, false);
+			dead_.resize(e.id + 1, 0);
 		if (at_create_.size() <= e.id)
 			at_create_.resize(e.id + 1, skipped_);
 		return true;
@@ -17,14 +17,13 @@ inline bool SkipDestroyed::keep(const Event &e)
 	case EventType::Write:
 	case EventType::Cpu:
 	case EventType::Destroy:
-	case EventType::Score:
-		if (e.id < dead_.size() && dead_[e.id]) {
-			skipped_++;
-			return false;
-		}
+	case EventType::Score: {
+		const bool dead = e.id < dead_.size() && dead_[e.id];
+		skipped_ += dead;
 		if (e.type == EventType::Destroy)
-			dead_[e.id] = true;
-		return true;
+			dead_[e.id] = 1;
+		return !dead;
+	}
 	default: return true; // v2 CS records name live buffers only (the reader checks)
 	}
 }

@@ -84,7 +84,7 @@ public:
 private:
 	bool keep(const Event &e); // false: an event on a destroyed id, counted
 	TraceReader &in_;
-	std::vector<bool> dead_;
+	std::vector<uint8_t> dead_; // bytes, not bits: read for most events
 	std::vector<uint64_t> at_create_;
 	uint64_t skipped_ = 0;
 };

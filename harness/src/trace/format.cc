@@ -12,10 +12,15 @@ namespace vramlab {
 
 size_t TraceReader::next_batch(Event *out, size_t n)
 {
+	rethrow_deferred();
 	size_t got = 0;
-	while (got < n && next(out[got]))
-		if (out[got++].type == EventType::Cs)
-			break;
+	try {
+		while (got < n && next(out[got]))
+			if (out[got++].type == EventType::Cs)
+				break;
+	} catch (...) {
+		return defer_error(got);
+	}
 	return got;
 }
 

@@ -1,10 +1,12 @@
 // Trace readers and writers for the three formats: the thesis's raw text, its binary `bostats1`,
 // and vramlab's v2 (docs/trace-v2.md). Readers stream: one event at a time.
 #pragma once
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "trace/event.h"
@@ -43,15 +45,34 @@ public:
 	virtual bool next(Event &e) = 0;
 	// Up to n next events into out, as many calls of next() would give them: 0 only at the
 	// end. A CS event ends its batch (its relocations stay valid only until the next read).
-	// Readers on the hot path (bostats1, the replay filters) override it to save a virtual
-	// call and a pass over the Event per event.
+	// An error after some events of a batch were read is thrown by the next call, so that
+	// every event next() would give before it comes first. Readers on the hot path
+	// (bostats1, the replay filters) override it to save a virtual call and a pass over the
+	// Event per event.
 	virtual size_t next_batch(Event *out, size_t n);
 	// About how many events the trace holds, if the format can tell cheaply (else 0).
 	virtual uint64_t events_hint() const { return 0; }
 	const TraceInfo &info() const { return info_; }
 
 protected:
+	// For next_batch(): first, an error deferred by the call before ...
+	void rethrow_deferred()
+	{
+		if (deferred_)
+			std::rethrow_exception(std::exchange(deferred_, nullptr));
+	}
+	// ... and in its catch (...), with the events read: 0 rethrows now, else it waits.
+	size_t defer_error(size_t got)
+	{
+		if (!got)
+			throw;
+		deferred_ = std::current_exception();
+		return got;
+	}
 	TraceInfo info_;
+
+private:
+	std::exception_ptr deferred_;
 };
 
 // Opens any of the three formats (compressed or not) and detects which it is.

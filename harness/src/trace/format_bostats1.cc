@@ -27,15 +27,66 @@ public:
 	uint64_t events_hint() const override { return src_->size_hint() / (1 + index_bytes_); }
 
 	bool next(Event &e) override { return parse(e); }
+	// The replay's load path: entries decoded straight from the buffered bytes; anything
+	// unusual (an error to report, an entry across a refill) goes through parse().
 	size_t next_batch(Event *out, size_t n) override
 	{
+		rethrow_deferred();
 		size_t got = 0;
-		while (got < n && parse(out[got]))
-			got++;
+		try {
+			decode(out, n, got);
+		} catch (...) {
+			return defer_error(got);
+		}
 		return got;
 	}
 
 private:
+	// next_batch()'s loop: got counts the events read, also when parse() throws.
+	void decode(Event *out, size_t n, size_t &got)
+	{
+		while (got < n) {
+			const size_t longest = 1 + index_bytes_ + 4; // a create
+			if (src_->buffered() >= longest) {
+				const uint8_t *const start = src_->peek(longest);
+				const uint8_t *p = start;
+				const uint8_t *const end = start + src_->buffered() - longest;
+				for (; got < n && p <= end; got++) {
+					const unsigned id = p[0] >> 5;
+					uint32_t index = p[1];
+					if (index_bytes_ > 1)
+						index |= uint32_t(p[2]) << 8;
+					if (index_bytes_ > 2)
+						index |= uint32_t(p[3]) << 16;
+					const bool create = id == unsigned(EventType::Create);
+					if (id > 4 || (create ? index != creates_ || index >= info_.declared_buffers
+					                      : index >= creates_))
+						break; // parse() says what is wrong, and where
+					time_ms_ += p[0] & 31;
+					Event &e = out[got];
+					e = Event{};
+					e.type = static_cast<EventType>(id);
+					e.id = index;
+					e.time_us = time_ms_ * 1000;
+					p += 1 + index_bytes_;
+					if (create) {
+						const uint32_t v = p[0] | p[1] << 8 | p[2] << 16 | uint32_t(p[3]) << 24;
+						e.high_prio = v >> 31;
+						e.size = v & 0x7fffffffu;
+						creates_++;
+						p += 4;
+					}
+				}
+				src_->skip(size_t(p - start));
+				if (got == n)
+					break;
+			}
+			if (!parse(out[got]))
+				break;
+			got++;
+		}
+	}
+
 	bool parse(Event &e)
 	{
 		const uint64_t off = src_->offset();

@@ -41,6 +41,8 @@ public:
 	// contiguously (else nullptr: use get/read), and skip() to consume them.
 	const uint8_t *peek(size_t n) const { return len_ - pos_ >= n ? buf_.data() + pos_ : nullptr; }
 	void skip(size_t n) { pos_ += n; }
+	// How many bytes peek() can give now (0: the next read refills).
+	size_t buffered() const { return len_ - pos_; }
 	// Exactly n bytes or false (the stream ended first).
 	bool read(void *dst, size_t n);
 	// Offset of the next byte in the decompressed stream.
