@@ -27,14 +27,27 @@ public:
 	uint64_t events_hint() const override { return src_->size_hint() / (1 + index_bytes_); }
 
 	bool next(Event &e) override { return parse(e); }
-	// The replay's load path: entries decoded straight from the buffered bytes; anything
-	// unusual (an error to report, an entry across a refill) goes through parse().
+	// The replay's load path: whole entries decoded straight from the buffered bytes;
+	// anything unusual (an error to report, an entry across a refill) goes through parse().
 	size_t next_batch(Event *out, size_t n) override
 	{
 		rethrow_deferred();
 		size_t got = 0;
 		try {
-			decode(out, n, got);
+			while (got < n) {
+				if (const uint8_t *const start = src_->peek(kLongest)) {
+					const uint8_t *p = start;
+					const uint8_t *const end = start + src_->buffered() - kLongest;
+					for (const uint8_t *q; got < n && p <= end && (q = decode(p, out[got])); got++)
+						p = q;
+					src_->skip(size_t(p - start));
+					if (got == n)
+						break;
+				}
+				if (!parse(out[got]))
+					break;
+				got++;
+			}
 		} catch (...) {
 			return defer_error(got);
 		}
@@ -42,95 +55,81 @@ public:
 	}
 
 private:
-	// next_batch()'s loop: got counts the events read, also when parse() throws.
-	void decode(Event *out, size_t n, size_t &got)
+	static constexpr size_t kLongest = 1 + 3 + 4; // a create with a 3-byte index
+
+	bool valid(unsigned id, uint32_t index) const
 	{
-		while (got < n) {
-			const size_t longest = 1 + index_bytes_ + 4; // a create
-			if (src_->buffered() >= longest) {
-				const uint8_t *const start = src_->peek(longest);
-				const uint8_t *p = start;
-				const uint8_t *const end = start + src_->buffered() - longest;
-				for (; got < n && p <= end; got++) {
-					const unsigned id = p[0] >> 5;
-					uint32_t index = p[1];
-					if (index_bytes_ > 1)
-						index |= uint32_t(p[2]) << 8;
-					if (index_bytes_ > 2)
-						index |= uint32_t(p[3]) << 16;
-					const bool create = id == unsigned(EventType::Create);
-					if (id > 4 || (create ? index != creates_ || index >= info_.declared_buffers
-					                      : index >= creates_))
-						break; // parse() says what is wrong, and where
-					time_ms_ += p[0] & 31;
-					Event &e = out[got];
-					e = Event{};
-					e.type = static_cast<EventType>(id);
-					e.id = index;
-					e.time_us = time_ms_ * 1000;
-					p += 1 + index_bytes_;
-					if (create) {
-						const uint32_t v = p[0] | p[1] << 8 | p[2] << 16 | uint32_t(p[3]) << 24;
-						e.high_prio = v >> 31;
-						e.size = v & 0x7fffffffu;
-						creates_++;
-						p += 4;
-					}
-				}
-				src_->skip(size_t(p - start));
-				if (got == n)
-					break;
-			}
-			if (!parse(out[got]))
-				break;
-			got++;
+		if (id == unsigned(EventType::Create))
+			return index == creates_ && index < info_.declared_buffers;
+		return id <= 4 && index < creates_;
+	}
+	// The event of an entry: its head byte, buffer index and, for a create, its size bytes.
+	void fill(Event &e, uint8_t head, uint32_t index, const uint8_t *size)
+	{
+		time_ms_ += head & 31;
+		e = Event{};
+		e.type = static_cast<EventType>(head >> 5);
+		e.id = index;
+		e.time_us = time_ms_ * 1000;
+		if (size) {
+			const uint32_t v = size[0] | size[1] << 8 | size[2] << 16 | uint32_t(size[3]) << 24;
+			e.high_prio = v >> 31;
+			e.size = v & 0x7fffffffu;
+			creates_++;
 		}
+	}
+	// The valid entry at p, with kLongest bytes buffered there, into e: the byte after it, or
+	// nullptr (nothing read) when the entry is not valid, for parse() to say why.
+	const uint8_t *decode(const uint8_t *p, Event &e)
+	{
+		uint32_t index = p[1];
+		if (index_bytes_ > 1)
+			index |= uint32_t(p[2]) << 8;
+		if (index_bytes_ > 2)
+			index |= uint32_t(p[3]) << 16;
+		if (!valid(p[0] >> 5, index))
+			return nullptr;
+		const bool create = p[0] >> 5 == unsigned(EventType::Create);
+		fill(e, p[0], index, create ? p + 1 + index_bytes_ : nullptr);
+		return p + 1 + index_bytes_ + (create ? 4 : 0);
 	}
 
 	bool parse(Event &e)
 	{
+		if (const uint8_t *p = src_->peek(kLongest)) {
+			if (const uint8_t *q = decode(p, e)) {
+				src_->skip(size_t(q - p));
+				return true;
+			}
+		}
+		// byte by byte: near the end of the buffer, and to report an error
 		const uint64_t off = src_->offset();
 		uint8_t head;
-		uint32_t index = 0;
-		if (const uint8_t *p = src_->peek(1 + index_bytes_)) {
-			// Fast path: the whole entry head is buffered.
-			head = p[0];
-			for (unsigned i = 0; i < index_bytes_; i++)
-				index |= uint32_t(p[1 + i]) << (8 * i);
-			src_->skip(1 + index_bytes_);
-		} else {
-			if (!src_->get(head))
-				return false;
-			uint8_t idx[3] = {0, 0, 0};
-			if (!src_->read(idx, index_bytes_))
-				src_->fail_at(off, "truncated entry");
-			index = idx[0] | idx[1] << 8 | idx[2] << 16;
-		}
+		if (!src_->get(head))
+			return false;
+		uint8_t idx[3] = {0, 0, 0};
+		if (!src_->read(idx, index_bytes_))
+			src_->fail_at(off, "truncated entry");
+		const uint32_t index = idx[0] | idx[1] << 8 | idx[2] << 16;
 		const unsigned id = head >> 5;
 		if (id > 4)
 			src_->fail_at(off, "unknown event id " + std::to_string(id));
 		if (index >= info_.declared_buffers)
 			src_->fail_at(off, "buffer index " + std::to_string(index) +
 			                       " >= buffer count " + std::to_string(info_.declared_buffers));
-		time_ms_ += head & 31;
-		e = Event{};
-		e.type = static_cast<EventType>(id);
-		e.id = index;
-		e.time_us = time_ms_ * 1000;
-		if (e.type == EventType::Create) {
+		if (id == unsigned(EventType::Create)) {
 			if (index != creates_)
 				src_->fail_at(off, "create of buffer " + std::to_string(index) +
 				                       " out of order (expected " + std::to_string(creates_) + ")");
-			uint8_t s[4];
-			if (!src_->read(s, 4))
+			uint8_t size[4];
+			if (!src_->read(size, 4))
 				src_->fail_at(off, "truncated create entry");
-			const uint32_t v = s[0] | s[1] << 8 | s[2] << 16 | uint32_t(s[3]) << 24;
-			e.high_prio = v >> 31;
-			e.size = v & 0x7fffffffu;
-			creates_++;
-		} else if (index >= creates_) {
-			src_->fail_at(off, std::string(event_name(e.type)) + " of buffer " +
-			                       std::to_string(index) + " before its create");
+			fill(e, head, index, size);
+		} else {
+			if (index >= creates_)
+				src_->fail_at(off, std::string(event_name(EventType(id))) + " of buffer " +
+				                       std::to_string(index) + " before its create");
+			fill(e, head, index, nullptr);
 		}
 		return true;
 	}
