@@ -40,6 +40,7 @@
 #include <pthread.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -84,6 +85,7 @@ static struct {
    double frame_start_us;
    uint64_t frames, exit_frames; /* VRADEON_EXIT_FRAMES: end the program after this many */
    volatile sig_atomic_t dump_requested;
+   uint64_t signal_frames, signal_at_frame; /* VRADEON_TEST_SIGNAL_AT_FRAME */
 } vr = { .device_id = 0x6738 /* BARTS */ };
 
 static void
@@ -136,12 +138,49 @@ vradeon_sigusr1(int sig)
    vr.dump_requested = 1; /* written at the next ioctl: JSON is not async-signal-safe */
 }
 
+/* A SIGTERM or SIGINT (vradeon_fatal_signal()) must not wait for the lock that the thread it
+ * interrupted holds: a thread is marked from before it asks for the lock until after it has
+ * let go of it, a signal that lands on a marked thread is left pending, and that thread
+ * acts on it once the lock is free (vradeon_unlock()). Any thread that unlocks may act on
+ * it: the process ends either way.
+ */
+static _Thread_local volatile sig_atomic_t vr_in_lock;
+static _Thread_local bool vr_ending;
+static volatile sig_atomic_t vr_pending_signal;
+
+static void vradeon_exit(void);
+
+static void
+vradeon_lock_bare(void)
+{
+   vr_in_lock = 1;
+   atomic_signal_fence(memory_order_seq_cst);
+   mtx_lock(&vr.lock);
+}
+
 static void
 vradeon_lock(void)
 {
-   mtx_lock(&vr.lock);
+   vradeon_lock_bare();
    if (vr.dump_requested)
       vradeon_write_counters();
+}
+
+static void
+vradeon_unlock(void)
+{
+   mtx_unlock(&vr.lock);
+   atomic_signal_fence(memory_order_seq_cst);
+   vr_in_lock = 0;
+   atomic_signal_fence(memory_order_seq_cst);
+   if (vr_pending_signal && !vr_ending) {
+      int sig = vr_pending_signal;
+
+      vr_ending = true; /* vradeon_exit() unlocks too */
+      vradeon_exit();
+      signal(sig, SIG_DFL);
+      raise(sig);
+   }
 }
 
 static void
@@ -152,7 +191,7 @@ vradeon_bo_free(struct shim_bo *bo)
    vradeon_lock();
    if (vr.model)
       vramlab_kmodel_destroy(vr.model, vbo->id);
-   mtx_unlock(&vr.lock);
+   vradeon_unlock();
 }
 
 static int
@@ -185,7 +224,7 @@ vradeon_ioctl_gem_create(int fd, unsigned long request, void *arg)
    uint32_t id = vr.next_id++;
    ret = vr.model ? vramlab_kmodel_create(vr.model, id, size,
                                           vradeon_domain(create->initial_domain)) : 0;
-   mtx_unlock(&vr.lock);
+   vradeon_unlock();
    if (ret)
       return -ENOMEM; /* refused in VRAM and in GTT, or of size 0 */
 
@@ -195,7 +234,7 @@ vradeon_ioctl_gem_create(int fd, unsigned long request, void *arg)
       vradeon_lock();
       if (vr.model)
          vramlab_kmodel_destroy(vr.model, id);
-      mtx_unlock(&vr.lock);
+      vradeon_unlock();
       return -ENOMEM;
    }
    bo->id = id;
@@ -217,7 +256,7 @@ vradeon_ioctl_gem_mmap(int fd, unsigned long request, void *arg)
    vradeon_lock();
    if (vr.model)
       vramlab_kmodel_cpu_map(vr.model, ((struct vradeon_bo *)bo)->id);
-   mtx_unlock(&vr.lock);
+   vradeon_unlock();
    drm_shim_bo_put(bo);
    return 0;
 }
@@ -359,7 +398,7 @@ vradeon_ioctl_cs(int fd, unsigned long request, void *arg)
    } else {
       vr.cs_rejected++;
    }
-   mtx_unlock(&vr.lock);
+   vradeon_unlock();
 
    for (uint32_t i = 0; bos && i < n && bos[i]; i++)
       drm_shim_bo_put(bos[i]);
@@ -527,7 +566,7 @@ vradeon_path(const char *var)
 static void
 vradeon_exit(void)
 {
-   mtx_lock(&vr.lock);
+   vradeon_lock_bare();
    if (vr.model) {
       vradeon_write_counters();
       fprintf(stderr, "vradeon: KMS 2.%d, %s, %llu CS (%llu with scores, %llu rejected, "
@@ -541,13 +580,15 @@ vradeon_exit(void)
       vramlab_kmodel_free(vr.model); /* ends the trace */
       vr.model = NULL;
    }
-   mtx_unlock(&vr.lock);
+   vradeon_unlock();
 }
 
 /* SIGTERM and SIGINT, when the program leaves them at their default (a program that handles
  * them and exits runs vradeon_exit() anyway): the counters and the trace are finished by a
  * thread, since neither is async-signal-safe, then the signal does what it would have done.
- * The handler waits at most 2 s, in case it interrupted the thread holding the lock.
+ * A signal that interrupts a thread in the lock waits for it to unlock instead (above):
+ * the thread would wait for a lock its own handler holds. The thread blocks both signals,
+ * so that the handler never runs on it; the handler waits at most 10 s for it.
  */
 static int vr_sig_pipe[2] = { -1, -1 }, vr_ack_pipe[2] = { -1, -1 };
 
@@ -571,8 +612,12 @@ vradeon_fatal_signal(int sig)
    char c = sig;
    int saved = errno;
 
+   if (vr_in_lock) {
+      vr_pending_signal = sig;
+      return;
+   }
    if (write(vr_sig_pipe[1], &c, 1) == 1)
-      poll(&p, 1, 2000);
+      poll(&p, 1, 10000);
    signal(sig, SIG_DFL);
    errno = saved;
    raise(sig);
@@ -582,14 +627,24 @@ static void
 vradeon_catch_fatal_signals(void)
 {
    static const int sigs[] = { SIGTERM, SIGINT };
+   sigset_t block, saved;
    pthread_t thread;
+   int err;
 
+   sigemptyset(&block);
+   for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+      sigaddset(&block, sigs[i]);
    if (pipe2(vr_sig_pipe, O_CLOEXEC) || pipe2(vr_ack_pipe, O_CLOEXEC) ||
-       pthread_create(&thread, NULL, vradeon_signal_thread, NULL))
+       pthread_sigmask(SIG_BLOCK, &block, &saved))
+      return;
+   err = pthread_create(&thread, NULL, vradeon_signal_thread, NULL);
+   pthread_sigmask(SIG_SETMASK, &saved, NULL);
+   if (err)
       return;
    pthread_detach(thread);
    for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
-      struct sigaction old, sa = { .sa_handler = vradeon_fatal_signal };
+      /* SA_RESTART: a deferred signal returns into the locked code, whose writes go on */
+      struct sigaction old, sa = { .sa_handler = vradeon_fatal_signal, .sa_flags = SA_RESTART };
 
       if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL)
          sigaction(sigs[i], &sa, NULL);
@@ -604,13 +659,13 @@ vradeon_catch_fatal_signals(void)
 static void
 vradeon_fork_prepare(void)
 {
-   mtx_lock(&vr.lock);
+   vradeon_lock_bare();
 }
 
 static void
 vradeon_fork_parent(void)
 {
-   mtx_unlock(&vr.lock);
+   vradeon_unlock();
 }
 
 static void
@@ -619,7 +674,8 @@ vradeon_fork_child(void)
    vr.model = NULL;
    vr.counters_path = NULL;
    vr.exit_frames = 0;
-   mtx_unlock(&vr.lock);
+   vr_pending_signal = 0; /* the parent's, not this process's */
+   vradeon_unlock();
 }
 
 /* VRADEON_TOO_BIG: what a BO larger than VRAM asked for in VRAM does (vramlab_kmodel.h). */
@@ -695,6 +751,7 @@ drm_shim_driver_init(void)
    }
    vr.counters_path = vradeon_path("VRADEON_COUNTERS");
    vr.exit_frames = debug_get_num_option("VRADEON_EXIT_FRAMES", 0);
+   vr.signal_at_frame = debug_get_num_option("VRADEON_TEST_SIGNAL_AT_FRAME", 0);
    vr.frame_start_us = vradeon_cpu_us();
    signal(SIGUSR1, vradeon_sigusr1);
    atexit(vradeon_exit);
@@ -721,7 +778,10 @@ vradeon_frame(void)
       vramlab_kmodel_frame(vr.model, now - vr.frame_start_us);
    vr.frame_start_us = now;
    bool last = vr.exit_frames && ++vr.frames == vr.exit_frames;
-   mtx_unlock(&vr.lock);
+   /* the program's thread, in the lock: as if the user's SIGTERM came now */
+   if (vr.signal_at_frame && ++vr.signal_frames == vr.signal_at_frame)
+      raise(SIGTERM);
+   vradeon_unlock();
    /* VRADEON_EXIT_FRAMES: a program that renders until it is told to stop (a compositor, a
     * demo) ends after exactly that many frames, the counters and the trace finished first;
     * _exit() skips the program's own teardown, whose submissions would follow the last frame.
