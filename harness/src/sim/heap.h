@@ -52,6 +52,21 @@ public:
 		down(pos_[last.id]);
 	}
 
+	// The heap order and the positions (tests). Returns an error text or "".
+	const char *check() const
+	{
+		for (uint32_t i = 0; i < heap_.size(); i++) {
+			if (pos_[heap_[i].id] != i)
+				return "a position is out of date";
+			if (i && less(heap_[i], heap_[(i - 1) / 2]))
+				return "a slot is less than its parent";
+		}
+		size_t n = 0;
+		for (uint32_t p : pos_)
+			n += p != kAbsent;
+		return n == heap_.size() ? "" : "an absent id has a position";
+	}
+
 private:
 	static constexpr uint32_t kAbsent = UINT32_MAX;
 	struct Slot {
