@@ -134,7 +134,20 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	const unsigned nl = kLanes ? kLanes : unsigned(vram.size());
 	if (c.placements && nl != 1)
 		throw std::invalid_argument("replay: placements are recorded for one VRAM size only");
-	L p(t, c, vram);
+	// Lane i is the run at vram[order[i]]: with forks the sizes ascend, and order[0, active)
+	// are replayed while order[active, nl), larger, follow order[active - 1]. The lanes (and
+	// the policy's) are kept in that order, so that no loop looks a lane up; the results go
+	// back in the caller's.
+	std::vector<unsigned> order(nl);
+	for (unsigned k = 0; k < nl; k++)
+		order[k] = k;
+	if constexpr (ForkingLanes<L>)
+		std::stable_sort(order.begin(), order.end(),
+		                 [&](unsigned a, unsigned b) { return vram[a] < vram[b]; });
+	std::vector<uint64_t> size(nl);
+	for (unsigned i = 0; i < nl; i++)
+		size[i] = vram[order[i]];
+	L p(t, c, size);
 	struct Lane {
 		Vram vram;
 		SimResult r;
@@ -143,7 +156,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	};
 	std::vector<Lane> lanes;
 	lanes.reserve(nl);
-	for (uint64_t v : vram) {
+	for (uint64_t v : size) {
 		lanes.push_back({Vram(v), {}});
 		lanes.back().r.timeline.every = c.timeline_every;
 	}
@@ -155,26 +168,19 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	for (size_t i = 0; i < n; i++)
 		buf[i * stride] = t.size[i];
 
-	// order[0, active) are replayed; order[active, nl), larger, follow order[active - 1]
-	std::vector<unsigned> order(nl);
-	for (unsigned k = 0; k < nl; k++)
-		order[k] = k;
-	unsigned active = nl;
-	if constexpr (ForkingLanes<L>) {
-		std::stable_sort(order.begin(), order.end(),
-		                 [&](unsigned a, unsigned b) { return vram[a] < vram[b]; });
+	unsigned active = nl; // lanes [0, active) are replayed
+	if constexpr (ForkingLanes<L>)
 		active = nl ? 1 : 0;
-	}
 	uint64_t followed = 0; // entries the followers were not replayed (SimConfig::followed)
-	// The leader order[active - 1] is about to do what its followers might not: the next
-	// one takes its state (nothing of this entry has touched the leader yet).
+	// The leader active - 1 is about to do what its followers might not: the next one takes
+	// its state (nothing of this entry has touched the leader yet).
 	auto lead_on = [&](size_t pos) {
 		if constexpr (ForkingLanes<L>) {
-			const unsigned from = order[active - 1], to = order[active];
+			const unsigned from = active - 1, to = active;
 			const Lane &a = lanes[from];
 			Lane &b = lanes[to];
-			const uint64_t delta = vram[to] - vram[from];
-			b.vram = a.vram.grown(vram[to]);
+			const uint64_t delta = size[to] - size[from];
+			b.vram = a.vram.grown(size[to]);
 			for (size_t i = 0; i < n; i++) {
 				uint64_t *const s = &buf[i * stride];
 				s[1 + to] = s[1 + from] == kAway ? kAway : a.vram.grown_addr(s[1 + from], delta);
@@ -190,7 +196,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	};
 	auto leads = [&](unsigned k) {
 		if constexpr (ForkingLanes<L>)
-			return active < nl && order[active - 1] == k;
+			return active < nl && active - 1 == k;
 		return false;
 	};
 	// The replayed lanes: without forks all, in the caller's order (nl is a constant with
@@ -199,11 +205,6 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		if constexpr (ForkingLanes<L>)
 			return active;
 		return nl;
-	};
-	auto lane = [&](unsigned i) {
-		if constexpr (ForkingLanes<L>)
-			return order[i];
-		return i;
 	};
 
 	bool evicted_any = false; // some lane evicted during this entry
@@ -267,7 +268,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 	uint32_t frag_tick = 0;
 	unsigned live = nl;
 	const size_t nops = t.ops.size();
-	// The lane loops below run over order[0, active); a fork inside one adds the new leader
+	// The lane loops below run over [0, active); a fork inside one adds the new leader
 	// to the same loop.
 	for (size_t pos = 0; pos < nops && live; pos++) {
 		const uint32_t op = t.ops[pos];
@@ -276,9 +277,8 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		const uint64_t b = slot[0];
 		switch (EventType(op >> CompactTrace::kTypeShift)) {
 		case EventType::Create:
-			for (unsigned i = 0; i < replayed(); i++) {
-				const unsigned k = lane(i);
-				if (lanes[k].live && b >= vram[k]) { // this lane is cut here
+			for (unsigned k = 0; k < replayed(); k++) {
+				if (lanes[k].live && b >= size[k]) { // this lane is cut here
 					if (leads(k))
 						lead_on(pos);
 					lanes[k].live = false;
@@ -291,8 +291,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			if (!live)
 				continue;
 			p.created(id, uint32_t(pos));
-			for (unsigned i = 0; i < replayed(); i++) {
-				const unsigned k = lane(i);
+			for (unsigned k = 0; k < replayed(); k++) {
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -310,8 +309,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 		case EventType::Write: {
 			const bool w = (op >> CompactTrace::kTypeShift) == uint32_t(EventType::Write);
 			p.gpu(id, uint32_t(pos), w);
-			for (unsigned i = 0; i < replayed(); i++) {
-				const unsigned k = lane(i);
+			for (unsigned k = 0; k < replayed(); k++) {
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -328,8 +326,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			break;
 		}
 		case EventType::Cpu:
-			for (unsigned i = 0; i < replayed(); i++) {
-				const unsigned k = lane(i);
+			for (unsigned k = 0; k < replayed(); k++) {
 				Lane &l = lanes[k];
 				if (l.live)
 					l.r.cost += slot[1 + k] != kAway ? cost::cpu_vram(b) : cost::cpu_ram(b);
@@ -337,8 +334,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			p.cpu(id);
 			break;
 		case EventType::Destroy:
-			for (unsigned i = 0; i < replayed(); i++) {
-				const unsigned k = lane(i);
+			for (unsigned k = 0; k < replayed(); k++) {
 				Lane &l = lanes[k];
 				if (!l.live)
 					continue;
@@ -360,7 +356,7 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 			continue;
 		evicted_any = false;
 		for (unsigned i = 0; i < replayed(); i++) {
-			Lane &l = lanes[lane(i)];
+			Lane &l = lanes[i];
 			if (!l.live)
 				continue;
 			l.r.eviction_events += l.evicted_now;
@@ -374,19 +370,18 @@ std::vector<SimResult> replay_lanes(const CompactTrace &t, const SimConfig &c,
 				l.r.frag_peak = std::max(l.r.frag_peak, f);
 			}
 			if (c.check_every && pos % c.check_every == 0)
-				check(lane(i), pos);
+				check(i, pos);
 		}
 	}
 	std::vector<SimResult> out(nl);
 	for (unsigned i = 0; i < replayed(); i++) {
-		const unsigned k = lane(i);
-		Lane &l = lanes[k];
+		Lane &l = lanes[i];
 		l.r.timeline.finish();
 		if (l.live)
 			l.r.entries = nops;
 		if (c.check_every)
-			check(k, nops);
-		out[k] = std::move(l.r);
+			check(i, nops);
+		out[order[i]] = std::move(l.r);
 	}
 	for (unsigned i = active; i < nl; i++) { // the followers' runs are their leader's
 		out[order[i]] = out[order[active - 1]];
