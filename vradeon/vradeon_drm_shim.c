@@ -84,8 +84,8 @@ static struct {
    bool bo_scores; /* VRADEON_BO_SCORES: the kernel takes the score chunk */
    double frame_start_us;
    uint64_t frames, exit_frames; /* VRADEON_EXIT_FRAMES: end the program after this many */
+   uint64_t signal_at_frame;     /* VRADEON_TEST_SIGNAL_AT_FRAME */
    volatile sig_atomic_t dump_requested;
-   uint64_t signal_frames, signal_at_frame; /* VRADEON_TEST_SIGNAL_AT_FRAME */
 } vr = { .device_id = 0x6738 /* BARTS */ };
 
 static void
@@ -777,9 +777,10 @@ vradeon_frame(void)
    if (vr.model)
       vramlab_kmodel_frame(vr.model, now - vr.frame_start_us);
    vr.frame_start_us = now;
-   bool last = vr.exit_frames && ++vr.frames == vr.exit_frames;
+   vr.frames++;
+   bool last = vr.frames == vr.exit_frames;
    /* the program's thread, in the lock: as if the user's SIGTERM came now */
-   if (vr.signal_at_frame && ++vr.signal_frames == vr.signal_at_frame)
+   if (vr.frames == vr.signal_at_frame)
       raise(SIGTERM);
    vradeon_unlock();
    /* VRADEON_EXIT_FRAMES: a program that renders until it is told to stop (a compositor, a
