@@ -795,3 +795,109 @@ TEST(Formats, AnErrorInABatchComesAfterTheEventsBeforeIt)
 	EXPECT_EQ(batched, by_next);
 	EXPECT_EQ(by_next.size(), 4u); // two creates, a CS, a destroy
 }
+
+namespace {
+
+// `raw` gzip'd as one member by the harness's own writer.
+std::string gzip_member(const std::string &raw)
+{
+	const std::string path = test::temp_path("member.gz");
+	ByteSink s(path, Compression::Gzip);
+	s.write(raw.data(), raw.size());
+	s.close();
+	return test::read_bytes(path);
+}
+
+// Everything a source gives, or the text of the error it throws ("error: ..."), and whether
+// it was inflated whole.
+std::pair<std::string, bool> drain(ByteSource &s)
+{
+	std::string out;
+	try {
+		char chunk[4096];
+		for (;;) {
+			const size_t before = size_t(s.offset());
+			if (!s.read(chunk, sizeof chunk)) {
+				out.append(chunk, size_t(s.offset()) - before);
+				break;
+			}
+			out.append(chunk, sizeof chunk);
+		}
+	} catch (const TraceError &e) {
+		return {std::string("error: ") + e.what(), s.whole()};
+	}
+	return {out, s.whole()};
+}
+
+// The same bytes read from a file and from memory.
+std::pair<std::string, bool> drain_both(const std::string &bytes)
+{
+	const std::string path = test::temp_path("drain.gz");
+	test::write_bytes(path, bytes);
+	ByteSource f(path), m(reinterpret_cast<const uint8_t *>(bytes.data()), bytes.size(), path);
+	auto a = drain(f), b = drain(m);
+	EXPECT_EQ(a, b) << "a file and the same bytes in memory read differently";
+	return a;
+}
+
+std::string some_bytes(size_t n)
+{
+	std::string s(n, '\0');
+	uint32_t x = 12345;
+	for (size_t i = 0; i < n; i++) {
+		x = x * 1103515245 + 12345;
+		s[i] = char((x >> 16) % 7 == 0 ? x >> 24 : i / 97);
+	}
+	return s;
+}
+
+} // namespace
+
+// A small gzip file (one member, under 64 MiB) is inflated in one call with libdeflate: the
+// same bytes as zlib's stream, from a file and from memory, across the 256 KiB refills.
+TEST(ByteSource, ASmallGzipStreamIsInflatedWholeToTheSameBytes)
+{
+	const std::string raw = some_bytes(700'000);
+	const auto [got, whole] = drain_both(gzip_member(raw));
+	EXPECT_TRUE(whole);
+	EXPECT_EQ(got, raw);
+	const std::string trace = test::repo_trace("nederland1.bin");
+	ByteSource s(trace);
+	EXPECT_TRUE(s.whole());
+	EXPECT_EQ(s.compression(), Compression::Gzip);
+}
+
+// What is not one clean member streams through zlib as before: its bytes, its messages and
+// their offsets.
+TEST(ByteSource, WhatIsNotOneCleanGzipMemberStreamsThroughZlib)
+{
+	const std::string a = some_bytes(50'000), b = some_bytes(30'001);
+	const std::string ga = gzip_member(a), gb = gzip_member(b);
+	// two members: both, in order
+	EXPECT_EQ(drain_both(ga + gb), std::make_pair(a + b, false));
+	// bytes after the member: zlib's message at the first of them
+	auto [junk, whole] = drain_both(ga + "junk");
+	EXPECT_FALSE(whole);
+	EXPECT_NE(junk.find("corrupt gzip data near compressed byte " + std::to_string(ga.size())),
+	          std::string::npos)
+	    << junk;
+	// a trailer whose size or CRC is wrong: zlib's check fails, at the end
+	std::string bad_size = ga, bad_crc = ga;
+	bad_size[bad_size.size() - 4] ^= 1;
+	bad_crc[bad_crc.size() - 8] ^= 1;
+	auto [size_msg, w1] = drain_both(bad_size);
+	auto [crc_msg, w2] = drain_both(bad_crc);
+	EXPECT_FALSE(w1 || w2);
+	EXPECT_NE(size_msg.find("incorrect length check"), std::string::npos) << size_msg;
+	EXPECT_NE(crc_msg.find("incorrect data check"), std::string::npos) << crc_msg;
+	// cut short: truncated, as before
+	auto [cut, w3] = drain_both(ga.substr(0, ga.size() / 2));
+	EXPECT_FALSE(w3);
+	EXPECT_NE(cut.find("truncated gzip stream"), std::string::npos) << cut;
+	// larger than 64 MiB decompressed: streamed, every byte
+	const std::string big(size_t(64 << 20) + 1, 'x');
+	const auto [big_got, big_whole] = drain_both(gzip_member(big));
+	EXPECT_FALSE(big_whole);
+	EXPECT_EQ(big_got.size(), big.size());
+	EXPECT_EQ(big_got, big);
+}

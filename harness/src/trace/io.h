@@ -1,5 +1,6 @@
 // Byte streams under the trace formats: transparent gzip / zstd / plain reading with the offset
-// of every byte known (for error messages), and compressed writing. Nothing is held whole.
+// of every byte known (for error messages), and compressed writing. Nothing is held whole but a
+// small gzip stream (up to 64 MiB), inflated in one call.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -60,9 +61,13 @@ public:
 	bool stream_cut() const { return stream_cut_; }
 	// Compressed (raw) bytes read so far.
 	uint64_t raw_offset() const { return raw_consumed_; }
+	// Whether the whole stream was inflated in one call (a small single-member gzip stream).
+	bool whole() const { return whole_; }
 
 private:
 	void detect();
+	bool inflate_whole_file();
+	bool inflate_whole(const uint8_t *data, size_t size);
 	bool refill();
 	size_t raw_read(uint8_t *dst, size_t n);
 
@@ -80,7 +85,7 @@ private:
 	uint64_t size_hint_ = 0;
 	size_t pos_ = 0, len_ = 0;
 	uint64_t consumed_ = 0; // decompressed bytes before buf_
-	bool raw_eof_ = false, codec_done_ = true, stream_cut_ = false;
+	bool raw_eof_ = false, codec_done_ = true, stream_cut_ = false, whole_ = false;
 };
 
 class ByteSink {
