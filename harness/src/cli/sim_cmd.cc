@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <malloc.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -556,6 +557,12 @@ void run(const SimArgs &a)
 	spec.config.check_every = 100000;
 #endif
 
+	// The traces are decoded one after another into vectors of tens of MB. glibc returns
+	// each such block to the kernel when it is freed, and the next trace faults as much in
+	// again (about a tenth of the four benchmark traces' run, harness/bench/): keep freed
+	// memory in the heap for the next trace instead.
+	mallopt(M_MMAP_THRESHOLD, 256 << 20);
+	mallopt(M_TRIM_THRESHOLD, 512 << 20);
 	const RunOutput out = run_all(spec);
 	refuse_nothing_left(out.loads); // before the table and the JSON
 
