@@ -39,7 +39,7 @@ DEMO_DESTROYED ?= repair
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-escalate folds-escalate-16 bound move-latency fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-predictor folds-escalate folds-escalate-16 bound move-latency fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench bench-decide clean
 
 all: build
@@ -205,6 +205,13 @@ folds-overdue: build
 	@mkdir -p $(FOLDS_DIR)
 	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR) --constants overdue \
 		--ensemble $(DECIDE_ALL_ENSEMBLE) ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)/folds-overdue.txt
+
+# The same for the plain prediction's two constants (reuse.h: uses before a period, 2-4; a
+# change of regime at a 16th, 64th or 256th of the mean): 9 settings. Not in CI.
+folds-predictor: build
+	@mkdir -p $(FOLDS_DIR)
+	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR) --constants predictor \
+		--ensemble $(DECIDE_ALL_ENSEMBLE) ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)/folds-predictor.txt
 
 # The same for the predicted scan's escalation (0: the walk, or on to 4096 entries) with a
 # move's fixed cost in the victims' order (0, 40 or 128 pages): 6 settings. Not in CI.

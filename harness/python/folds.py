@@ -6,7 +6,9 @@ Two pairs of constants were chosen on the whole corpus: `--constants size-reads`
 default), window-predict's size exponent (0, 1/2 or 1) and predicted admission's read weight
 (1 or 2), scored on window-predict+admit; `--constants gap`, the gap prediction's ratio (3 or
 4) and its counter's threshold (0 = always, 1, 2), scored on window-predict; `--constants
-overdue` and `--constants escalate-move` (a bounded scan's escalation, 0 or 4096 entries, and
+overdue`; `--constants predictor`, the plain prediction's uses before a period (2, 3, 4) and
+its change of regime (16, 64, 256); and `--constants escalate-move` (a bounded scan's
+escalation, 0 or 4096 entries, and
 a move's fixed cost in pages in the victims' order, 0, 40 or 128; `--constants escalate`,
 the escalation alone). Here each pair
 is chosen again once per game, on the other games only, and the game left out is scored with
@@ -14,7 +16,7 @@ the choice it never saw: leave-one-game-out folds. A game is a trace's name with
 number (nexuiz1 and nexuiz2 are one game).
 
     folds.py --vramlab harness/build/vramlab --out DIR
-             [--constants size-reads|gap|overdue|escalate-move|escalate]
+             [--constants size-reads|gap|overdue|predictor|escalate-move|escalate]
              [--ensemble 4] [--vram 32,64,128,256] [--gtt-cost 0.1,1,4] TRACE...
 
 For every setting, one `vramlab sim --model kernel --ensemble N` of lru and the policy
@@ -59,6 +61,12 @@ CONSTANTS = {
     "escalate-move": Constants("window-predict", [(e, m) for e in (0, 4096) for m in (0, 40, 128)],
                       (4096, 0), ("--predict-escalate", "--predict-move-pages"), "escalate",
                       "escalate to 4096, no move pages"),
+    # The plain prediction's (uses before a BO's mean interval is its period: 2, 3 or 4; a last
+    # interval this many times shorter is a change of regime: 16, 64 or 256), chosen one trace
+    # at a time on bastion1 and stargazer1 (docs/window-predict.md, "The rule")
+    "predictor": Constants("window-predict", [(u, g) for u in (2, 3, 4) for g in (16, 64, 256)],
+                  (3, 64), ("--predict-trusted", "--predict-regime"), "predictor",
+                  "a period after 3 uses, a regime change at a 64th"),
     # The escalation alone (no move pages): two settings, cheap enough for 16 boards
     "escalate": Constants("window-predict", [(0, 0), (4096, 0)], (4096, 0),
                  ("--predict-escalate", "--predict-move-pages"), "escalate",

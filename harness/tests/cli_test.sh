@@ -732,6 +732,10 @@ expect_fail "--predict-gap-trust without the predicted window" "changes nothing:
 	"$bin" sim --model kernel --policies window --vram 24 --predict-gap-trust 0 "$traces"/nexuiz1.bin
 expect_fail "--predict-gap-ratio 9" "--predict-gap-ratio" \
 	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-gap-ratio 9 "$traces"/nexuiz1.bin
+expect_fail "--predict-regime 48" "--predict-regime" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-regime 48 "$traces"/nexuiz1.bin
+expect_fail "--predict-trusted without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --predict-trusted 2 "$traces"/nexuiz1.bin
 # --predict-overdue: on the burst trace at 3 MiB the overdue rule evicts another BO (22 against
 # 23 evictions); gap is the default; refused without the predicted window, twice, or unknown
 overdue=$(for o in "" "--predict-overdue gap" "--predict-overdue idle"; do "$bin" sim --model kernel \

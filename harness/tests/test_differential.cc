@@ -112,6 +112,9 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 					c.predict_escalate = c.scan_max < 1024 && seed % 11 < 6 ? 3 * c.scan_max : 0;
 					c.predict_move_pages = seed % 13 < 5 ? uint32_t(seed % 7) * 8 : 0;
 					c.predict_size_exp2 = uint32_t(seed % 3);
+					// the plain prediction's tunables (folds.py), passed on both sides
+					c.predict_trusted = 2 + uint32_t(seed % 17 % 3);
+					c.predict_regime = 16u << (seed % 19 % 3 * 2);
 					c.admit_reads = 1 + uint32_t(k % 2);
 					c.admit_gtt_permille = uint32_t(seed * 37 % 3000);
 					c.topdown_kib = seed % 4 == 0 ? 16 : 0;

@@ -154,7 +154,7 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 	// brief mean is still the first three intervals', 1), and the BO is predicted one gap
 	// mean (75,002) after its last use; OverduePastABurstsIntervals... below
 	ReuseEstimate r;
-	r.created(0, ReuseEstimate::kGapRatio, ReuseEstimate::kGapTrust, false);
+	r.created(0, {.overdue_gap = false});
 	r.used(1);
 	r.used(2);
 	r.used(3); // period 1
@@ -192,7 +192,7 @@ TEST(ReuseEstimate, OneLongGapDoesNotHideAShortRecentInterval)
 TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearerTwice)
 {
 	ReuseEstimate r; // the counter's threshold 2, overdue as far as idle (folds.py's others)
-	r.created(0, ReuseEstimate::kGapRatio, 2, false);
+	r.created(0, {.gap_trust = 2, .overdue_gap = false});
 	for (uint64_t t : {0, 2, 4, 6, 26, 28, 30, 32, 52, 54, 56, 58})
 		r.used(t);
 	EXPECT_EQ(r.brief, 2u);
@@ -242,7 +242,7 @@ TEST(ReuseEstimate, AtABurstsEndPredictsTheGapOnceItWasNearerTwice)
 TEST(ReuseEstimate, OverduePastABurstsIntervalsPredictsOneGapWhenAskedTo)
 {
 	ReuseEstimate r;
-	r.created(0, ReuseEstimate::kGapRatio, ReuseEstimate::kGapTrust, false);
+	r.created(0, {.overdue_gap = false});
 	for (uint64_t t : {0, 1, 2, 300, 301, 302, 600, 601})
 		r.used(t);
 	EXPECT_EQ(r.brief, 1u);
@@ -606,6 +606,36 @@ TEST(WindowIdle, WithEveryCandidateIdleItIsWindowEviction)
 	const KernelResult none = simulate_kernel(b.t, k);
 	EXPECT_EQ(none.window_idle, 0u);
 	EXPECT_EQ(none.digest, window.digest);
+}
+
+// The folds' tunables of the plain prediction (KernelConfig::predict_trusted, predict_regime):
+// a period after two uses instead of three, and a change of regime at a 16th instead of a 64th.
+TEST(ReuseEstimate, ThePlainPredictionsTunablesActWhereTheySay)
+{
+	ReuseEstimate three, two;
+	three.created(0);
+	two.created(0, {.trusted = 2});
+	for (ReuseEstimate *r : {&three, &two}) {
+		r->used(10);
+		r->used(20); // one interval of 10
+	}
+	EXPECT_EQ(three.predicted_next(22), 22u + 2) << "two uses: as far ahead as idle";
+	EXPECT_EQ(two.predicted_next(22), 30u) << "two uses are a period with trusted = 2";
+	// a mean of about 640 and a last interval of 20: a 32nd of the mean
+	ReuseEstimate r64, r16;
+	r64.created(0);
+	r16.created(0, {.regime_shift = 4});
+	for (ReuseEstimate *r : {&r64, &r16}) {
+		r->used(640);
+		r->used(1280);
+		r->used(1920);
+		r->used(1940);
+	}
+	EXPECT_GT(r64.period, 20u * 16);
+	EXPECT_LT(r64.period, 20u * 64);
+	EXPECT_EQ(r16.predicted_next(1950), 1960u) << "under a 16th: a change of regime";
+	EXPECT_EQ(r64.predicted_next(1950), 1940u + r64.period) << "over a 64th: the mean";
+	static_assert(sizeof(ReuseEstimate) == 40, "the kernel's estimate is 40 bytes a BO");
 }
 
 } // namespace

@@ -198,6 +198,14 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	              "window-predict: the counter's value from which the gap prediction is followed "
 	              "(1 = the kernel's; 0: always, 4: never)")
 	    ->check(CLI::Range(0u, 4u));
+	c->add_option("--predict-trusted", k.predict_trusted,
+	              "window-predict: a BO's uses before its mean interval is its period (3 = the "
+	              "kernel's)")
+	    ->check(CLI::Range(2u, 8u));
+	c->add_option("--predict-regime", k.predict_regime,
+	              "window-predict: a last interval this many times shorter than a BO's mean is "
+	              "its period, a change of regime (64 = the kernel's; a power of two, 4-1024)")
+	    ->check(CLI::IsMember({4u, 8u, 16u, 32u, 64u, 128u, 256u, 512u, 1024u}));
 	c->add_option_function<std::string>(
 	       "--predict-overdue",
 	       [&k](const std::string &v) { k.predict_overdue_gap = v == "gap"; },
@@ -263,6 +271,8 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--predict-escalate", predict, "the predicted window"},
 	                               std::tuple{"--predict-move-pages", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-ratio", predict, "the predicted window"},
+	                               std::tuple{"--predict-trusted", predict, "the predicted window"},
+	                               std::tuple{"--predict-regime", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-trust", predict, "the predicted window"},
 	                               std::tuple{"--predict-overdue", predict, "the predicted window"},
 	                               std::tuple{"--window", key, "key or priority order"},
@@ -296,6 +306,8 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.predict_gap_ratio = from.predict_gap_ratio;
 	to.predict_gap_trust = from.predict_gap_trust;
 	to.predict_overdue_gap = from.predict_overdue_gap;
+	to.predict_trusted = from.predict_trusted;
+	to.predict_regime = from.predict_regime;
 	to.predict_nofit_walk = from.predict_nofit_walk;
 	to.predict_escalate = from.predict_escalate;
 	to.predict_move_pages = from.predict_move_pages;

@@ -146,6 +146,10 @@ public:
 		if (c.predict_gap_ratio < 2 || c.predict_gap_ratio > 8 || c.predict_gap_trust > 4)
 			throw std::invalid_argument("the gap prediction's ratio is 2 to 8 and its "
 			                            "counter's threshold 0 to 4");
+		if (c.predict_trusted < 2 || c.predict_trusted > 8 || c.predict_regime < 4 ||
+		    c.predict_regime > 1024 || !std::has_single_bit(c.predict_regime))
+			throw std::invalid_argument("the prediction trusts a period after 2 to 8 uses, and "
+			                            "its change of regime is a power of two, 4 to 1024");
 		if (c.admit_oracle && !c.window_oracle)
 			throw std::invalid_argument("clairvoyant admission needs the clairvoyant window");
 		if ((c.guard || c.guard_observe) && (c.guard_params.count < 1 || c.guard_params.count > 255 ||
@@ -769,8 +773,7 @@ public:
 		b.evict_key = c_.bo_score ? stamp_ : 0; // radeon_bo_create(): used now, no score
 		b.priority = kTtmPriorities - 1;
 		if (track_reuse_) [[unlikely]] // idle from its creation until a use
-			reuse_[id].created(r_.cs, uint8_t(c_.predict_gap_ratio),
-			                   uint8_t(c_.predict_gap_trust), c_.predict_overdue_gap);
+			reuse_[id].created(r_.cs, c_.reuse_tunables());
 		if (c_.observer) [[unlikely]]
 			extra_[id] = BoExtra{.created_us = now_us_};
 		if (c_.window_predict) [[unlikely]]

@@ -5,6 +5,7 @@
 // series replays the same traces through the real code; the two must agree on every counter.
 #pragma once
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "kmodel/kernel_trace.h"
+#include "kmodel/reuse.h"
 #include "kmodel/thrash_guard.h"
 #include "sim/timeline.h"
 
@@ -167,6 +169,20 @@ struct KernelConfig {
 	// last use (true, as in the kernel) or as far ahead as it has been idle (reuse.h). Model
 	// only.
 	bool predict_overdue_gap = true;
+	// The plain prediction's (reuse.h): the uses before a BO's mean interval is its period (3
+	// as in the kernel; 2-8), and how many times shorter than that mean a last interval is
+	// taken for a change of regime (64 as in the kernel; a power of two, 4-1024). Model only.
+	uint32_t predict_trusted = ReuseEstimate::kTrusted;
+	uint32_t predict_regime = 1u << ReuseEstimate::kRegimeShift;
+	// The predictor's tunables above, as each BO's estimate keeps them
+	ReuseEstimate::Tunables reuse_tunables() const
+	{
+		return {.gap_ratio = uint8_t(predict_gap_ratio),
+		        .gap_trust = uint8_t(predict_gap_trust),
+		        .overdue_gap = predict_overdue_gap,
+		        .trusted = uint8_t(predict_trusted),
+		        .regime_shift = uint8_t(std::countr_zero(predict_regime))};
+	}
 	// A predicted scan that finds no window after meeting an obstacle falls back to the walk
 	// instead of evicting nothing: measured on 16 boards and not kept (apitrace's live 12 MiB
 	// tail; docs/window-predict.md). Model only.

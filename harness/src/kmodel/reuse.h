@@ -46,7 +46,7 @@ namespace vramlab {
 
 struct ReuseEstimate {
 	static constexpr uint32_t kTrusted = 3; // uses (two intervals) before the period counts
-	static constexpr uint32_t kRegime = 64; // a last interval this much shorter is the period
+	static constexpr uint8_t kRegimeShift = 6; // a last interval 2^this (64) times shorter is the period
 	static constexpr uint8_t kGapRatio = 4; // an interval this much over the brief mean is a gap
 	static constexpr uint32_t kGapsTrusted = 2; // gaps before the gap prediction counts
 	static constexpr uint8_t kGapTrust = 1; // the counter's value that follows it (4: never)
@@ -61,15 +61,28 @@ struct ReuseEstimate {
 	uint16_t burst = 0;  // mean uses a burst, in 1/16ths
 	uint8_t gaps = 0;    // gaps seen, up to kGapsTrusted
 	uint8_t trust = 0;   // 0-3: the gap prediction nearer (up) or the period's (down)
-	// The model's two tunables for the folds by game (harness/python/folds.py), kept per BO
-	// (in the padding) so that every call has the kernel's shape; radeon has the constants
+	// The model's tunables for the folds by game (harness/python/folds.py), kept per BO (in
+	// the padding: 40 bytes either way) so that every call has the kernel's shape; radeon has
+	// the constants
 	uint8_t gap_ratio = kGapRatio, gap_trust = kGapTrust;
 	uint8_t overdue_gap = kOverdueGap; // an overdue BO idle past a burst's interval: one gap
+	uint8_t trusted = kTrusted, regime_shift = kRegimeShift;
 
-	void created(uint64_t now, uint8_t ratio = kGapRatio, uint8_t trust_at = kGapTrust,
-	             bool overdue = kOverdueGap)
+	// The tunables, as KernelConfig holds them
+	struct Tunables {
+		uint8_t gap_ratio = kGapRatio, gap_trust = kGapTrust;
+		bool overdue_gap = kOverdueGap;
+		uint8_t trusted = kTrusted, regime_shift = kRegimeShift;
+	};
+	void created(uint64_t now) { created(now, Tunables{}); }
+	void created(uint64_t now, const Tunables &t)
 	{
-		*this = {.last = now, .gap_ratio = ratio, .gap_trust = trust_at, .overdue_gap = overdue};
+		*this = {.last = now,
+		         .gap_ratio = t.gap_ratio,
+		         .gap_trust = t.gap_trust,
+		         .overdue_gap = t.overdue_gap,
+		         .trusted = t.trusted,
+		         .regime_shift = t.regime_shift};
 	}
 	// A submission at `now` names the BO
 	void used(uint64_t now)
@@ -80,7 +93,7 @@ struct ReuseEstimate {
 				learn(interval);
 			period = mean(period, interval);
 			recent = uint32_t(interval);
-			if (brief && uses >= kTrusted && interval > uint64_t(gap_ratio) * brief) {
+			if (brief && uses >= trusted && interval > uint64_t(gap_ratio) * brief) {
 				gap = mean(gap, interval);
 				burst = uint16_t(mean(burst, run * 16u));
 				run = 1;
@@ -200,7 +213,7 @@ struct ReuseEstimate {
 		if (trust >= gap_trust && burst_over() && idle <= gap)
 			return last + gap;
 		const uint64_t p = period_now();
-		if (uses < kTrusted || p == 0)
+		if (uses < trusted || p == 0)
 			return now + idle;
 		if (idle > p) // overdue; idle past a burst's interval, the burst has ended
 			return overdue_gap && in_gap(idle) ? last + gap : now + idle;
@@ -215,13 +228,16 @@ private:
 		return uint32_t(m == 0 ? x : (3 * uint64_t(m) + x) / 4);
 	}
 	// the period the plain prediction uses: the last interval after a change of regime
-	uint64_t period_now() const { return uint64_t(recent) * kRegime < period ? recent : period; }
+	uint64_t period_now() const
+	{
+		return (uint64_t(recent) << regime_shift) < period ? recent : period;
+	}
 	// At a use after a burst's end: the gap prediction and the period's, whichever was nearer
 	// the true interval by ratio, moves the counter its way (no move when they agree or the
 	// period says nothing)
 	void learn(uint64_t interval)
 	{
-		const uint64_t p = uses < kTrusted ? 0 : period_now();
+		const uint64_t p = uses < trusted ? 0 : period_now();
 		if (p == 0 || p == gap)
 			return;
 		if (nearer(gap, p, interval))

@@ -738,8 +738,7 @@ struct NaiveKernel {
 		}
 		bo[id].evict_key = c.bo_score ? stamp : 0;
 		bo[id].prio = kTtmPriorities - 1;
-		reuse[id].created(r.cs, uint8_t(c.predict_gap_ratio), uint8_t(c.predict_gap_trust),
-		                  c.predict_overdue_gap);
+		reuse[id].created(r.cs, c.reuse_tunables());
 		const uint8_t d = t.domain[id] & (DomainVram | DomainGtt);
 		may_decline = true; // a user BO: a refusal retries with GTT
 		const bool ok = validate(id, d) || (d == DomainVram && validate(id, DomainVram | DomainGtt));
