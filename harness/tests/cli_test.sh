@@ -165,6 +165,28 @@ print("ok" if ok else "bad %s %s" % (row(two, 4), row(four, 4)))
 PY
 )
 [ "$admit_check" = ok ] && ok || bad "decide, a policy per GTT charge: $admit_check"
+# --run-times: one CSV row per replay (the copies are not replays), and the table unchanged
+"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 32,64 --ensemble 2 --gtt-cost 1 --quiet \
+	--policies lru,window,fit --json "$work/rt.json" --run-times "$work/rt.csv" >/dev/null 2>&1 ||
+	bad "decide --run-times"
+"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 32,64 --ensemble 2 --gtt-cost 1 --quiet \
+	--policies lru,window,fit --json "$work/nort.json" >/dev/null 2>&1 || bad "decide without --run-times"
+rt_check=$(/usr/bin/python3 - "$work/rt.json" "$work/nort.json" "$work/rt.csv" <<'PY'
+import csv, json, sys
+j, k = (json.load(open(f)) for f in sys.argv[1:3])
+rows = list(csv.DictReader(open(sys.argv[3])))
+keys = {(r["trace"], int(r["vram_mib"]), r["policy"], int(r["variation"])) for r in rows}
+runs = {(r["trace"], r["vram_mib"], r["policy"], r["variation"]) for r in j["runs"]}
+ok = (len(rows) == j["replays"] == len(keys) and keys <= runs and len(rows) < len(runs)
+      and all(float(r["cpu_seconds"]) > 0 for r in rows)
+      and list(rows[0]) == ["trace", "vram_mib", "policy", "variation", "cpu_seconds"]
+      and j["runs"] == k["runs"] and j["summary"] == k["summary"])
+print("ok" if ok else "bad %d rows, %d replays" % (len(rows), j["replays"]))
+PY
+)
+[ "$rt_check" = ok ] && ok || bad "decide --run-times: $rt_check"
+expect_fail "decide --run-times with --mpi" 'one process only' \
+	"$bin" decide --corpus "$traces"/nexuiz1.bin --mpi --run-times "$work/x.csv"
 expect_fail "bad weights" "w.txt: line 1: not a number" \
 	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
 expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace stats "$work/nope.bin"

@@ -29,11 +29,29 @@
 #include "sim/parallel.h"
 #include "sim/trace_cache.h"
 #include "trace/stats.h"
+#include "util/output_file.h"
 #include "train/objective.h"
 
 namespace vramlab {
 
 namespace {
+
+uint64_t thread_cpu_ns() // this thread's CPU time (--run-times)
+{
+	timespec ts{};
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+std::string csv_field(const std::string &v) // RFC 4180: quoted when it must be
+{
+	if (v.find_first_of(",\"\r\n") == std::string::npos)
+		return v;
+	std::string q = "\"";
+	for (char ch : v)
+		q += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+	return q + "\"";
+}
 
 struct TraceMeta {
 	std::string name;
@@ -536,6 +554,8 @@ void run_decide(const DecideArgs &a)
 	const std::vector<std::string> &pol_names = names;
 	auto at = [&](size_t t, size_t s, size_t p, size_t v) { return ((t * S + s) * P + p) * V + v; };
 	std::vector<Fig> figs(T * S * P * V);
+	// --run-times: each replay's thread CPU time, ns (0: not replayed, its figures copied)
+	std::vector<uint64_t> run_ns(a.run_times.empty() ? 0 : figs.size());
 	std::vector<TraceMeta> meta(T);
 	// no more threads than a trace's runs (the work that runs at once), nor in the summary
 	size_t most_runs = 1; // of one trace
@@ -545,6 +565,8 @@ void run_decide(const DecideArgs &a)
 	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()),
 	        most_runs));
 	int rank = 0, ranks = 1;
+	if (a.mpi && !a.run_times.empty())
+		throw TraceError("--run-times: one process only, not with --mpi");
 #ifdef VRAMLAB_HAVE_MPI
 	if (a.mpi) {
 		MPI_Init(nullptr, nullptr);
@@ -761,6 +783,7 @@ void run_decide(const DecideArgs &a)
 				c.guard_observe = observe[k.p];
 				c.per_frame = !m.frame_cpu_us.empty();
 				Fig f;
+				const uint64_t cpu0 = run_ns.empty() ? 0 : thread_cpu_ns();
 				try {
 					const KernelResult r = simulate_kernel(
 					        kp, subs, c,
@@ -785,6 +808,8 @@ void run_decide(const DecideArgs &a)
 					err = e.what();
 				}
 				std::lock_guard g(mu);
+				if (!run_ns.empty())
+					run_ns[at(ti, k.s, k.p, k.v)] = std::max<uint64_t>(thread_cpu_ns() - cpu0, 1);
 				figs[at(ti, k.s, k.p, k.v)] = std::move(f);
 				done++;
 				if (progress)
@@ -1214,6 +1239,19 @@ void run_decide(const DecideArgs &a)
 	             (unsigned long long)replays, cells, T - tl, a.vram_mib.size(), tl,
 	             live_sizes.size(), P, V, secs, threads, threads == 1 ? "" : "s",
 	             ranks > 1 ? (" x " + std::to_string(ranks) + " MPI processes").c_str() : "");
+	if (!a.run_times.empty()) {
+		std::string csv = "trace,vram_mib,policy,variation,cpu_seconds\n";
+		for (size_t t = 0; t < T; t++)
+			for (size_t s = 0; s < sizes_of(meta[t].live).size(); s++)
+				for (size_t p = 0; p < P; p++)
+					for (size_t v = 0; v < V; v++)
+						if (const uint64_t ns = run_ns[at(t, s, p, v)])
+							csv += csv_field(meta[t].name) + "," +
+							       std::to_string(sizes_of(meta[t].live)[s]) + "," +
+							       csv_field(pol_names[p]) + "," + std::to_string(v) + "," +
+							       std::to_string(double(ns) / 1e9) + "\n";
+		write_output(a.run_times, csv);
+	}
 	if (a.json.empty())
 		return;
 	nlohmann::json j;
@@ -1288,6 +1326,7 @@ void run_decide(const DecideArgs &a)
 	j["seconds"] = secs;
 	j["replays"] = replays;
 	write_json(a.json, j);
+
 }
 
 } // namespace vramlab

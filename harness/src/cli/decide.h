@@ -32,6 +32,9 @@ struct DecideArgs {
 	OnDestroyed on_destroyed = OnDestroyed::Skip;
 	unsigned threads = 0;
 	std::string json;
+	// Each replay's thread CPU time as CSV (runs copied from another are not replays, and not
+	// listed): where a table's time goes, by trace, size and policy. One process only.
+	std::string run_times;
 	bool quiet = false;
 	// Spread the traces over MPI processes (mpirun -np N vramlab decide --mpi): each replays
 	// every ensemble of its share, rank 0 gathers the figures and writes the table and JSON

@@ -726,6 +726,9 @@ void add_decide_command(CLI::App &app)
 	c->add_option("--threads", d.threads, "worker threads, 1..256 (default: all cores)")
 	    ->check(CLI::Range(1u, 256u));
 	c->add_option("--json", d.json, "write every figure to this JSON file (- for stdout)");
+	c->add_option("--run-times", d.run_times,
+	              "write each replay's CPU seconds to this CSV file (trace, VRAM, policy, "
+	              "board; not with --mpi)");
 	c->add_flag("--quiet", d.quiet, "no progress line");
 	c->add_flag("--every-board", d.every_board, "replay every run the table would copy: a "
 	                                            "board that pins what another pins at that "
@@ -737,6 +740,8 @@ void add_decide_command(CLI::App &app)
 	c->callback([c] {
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
+		if (d.mpi && !d.run_times.empty())
+			throw CLI::ValidationError("--run-times", "one process only: not with --mpi");
 		d.policies = split_list(policies, "--policies");
 		d.baselines = split_list(baselines, "--baselines", true);
 		std::vector<KernelChoice> parsed;
