@@ -187,6 +187,10 @@ PY
 [ "$rt_check" = ok ] && ok || bad "decide --run-times: $rt_check"
 expect_fail "decide --run-times with --mpi" 'one process only' \
 	"$bin" decide --corpus "$traces"/nexuiz1.bin --mpi --run-times "$work/x.csv"
+expect_fail "decide --run-times empty" '\-\-run-times: an empty file name' \
+	"$bin" decide --corpus "$traces"/nexuiz1.bin --run-times ""
+expect_fail "decide: an unwritable --run-times before any replay" '/proc/x.csv: cannot write' \
+	"$bin" decide --corpus "$traces" --run-times /proc/x.csv
 expect_fail "bad weights" "w.txt: line 1: not a number" \
 	sh -c "echo 'zz' >'$work/w.txt'; '$bin' sim --weights '$work/w.txt' '$traces/nederland1.bin'"
 expect_fail "missing file" "nope.bin: cannot open: No such file" "$bin" trace stats "$work/nope.bin"

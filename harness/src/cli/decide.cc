@@ -422,6 +422,9 @@ void run_decide(const DecideArgs &a)
 {
 	std::FILE *tab = a.json == "-" ? stderr : stdout;
 	check_json_path(a.json); // before the table, not after it
+	check_json_path(a.run_times);
+	if (a.mpi && !a.run_times.empty()) // each rank times only its own traces' runs
+		throw CLI::ValidationError("--run-times", "one process only: not with --mpi");
 	if (a.ensemble < 1 || a.ensemble > kMaxEnsemble)
 		throw CLI::ValidationError("--ensemble", std::to_string(a.ensemble) + " is out of range 1.." +
 		                                            std::to_string(kMaxEnsemble) +
@@ -565,8 +568,6 @@ void run_decide(const DecideArgs &a)
 	        a.threads ? a.threads : std::max(1u, std::thread::hardware_concurrency()),
 	        most_runs));
 	int rank = 0, ranks = 1;
-	if (a.mpi && !a.run_times.empty())
-		throw TraceError("--run-times: one process only, not with --mpi");
 #ifdef VRAMLAB_HAVE_MPI
 	if (a.mpi) {
 		MPI_Init(nullptr, nullptr);
@@ -807,9 +808,10 @@ void run_decide(const DecideArgs &a)
 					std::lock_guard g(mu);
 					err = e.what();
 				}
+				const uint64_t ns = run_ns.empty() ? 0 : std::max<uint64_t>(thread_cpu_ns() - cpu0, 1);
 				std::lock_guard g(mu);
-				if (!run_ns.empty())
-					run_ns[at(ti, k.s, k.p, k.v)] = std::max<uint64_t>(thread_cpu_ns() - cpu0, 1);
+				if (ns)
+					run_ns[at(ti, k.s, k.p, k.v)] = ns;
 				figs[at(ti, k.s, k.p, k.v)] = std::move(f);
 				done++;
 				if (progress)
@@ -1326,7 +1328,6 @@ void run_decide(const DecideArgs &a)
 	j["seconds"] = secs;
 	j["replays"] = replays;
 	write_json(a.json, j);
-
 }
 
 } // namespace vramlab

@@ -216,7 +216,7 @@ int main(int argc, char **argv)
 	std::function<void(CLI::App *)> outputs = [&](CLI::App *a) {
 		for (CLI::App *s : a->get_subcommands({})) {
 			for (CLI::Option *o : s->get_options())
-				for (const char *name : {"--json", "--output", "--checkpoint", "OUT"})
+				for (const char *name : {"--json", "--output", "--checkpoint", "--run-times", "OUT"})
 					if (o->get_name() == name)
 						o->check(CLI::Validator(
 						    [](std::string &v) {

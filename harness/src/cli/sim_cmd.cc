@@ -740,8 +740,6 @@ void add_decide_command(CLI::App &app)
 	c->callback([c] {
 		if (d.corpus.empty() && d.live.empty())
 			throw CLI::ValidationError("decide", "give --corpus and/or --live traces");
-		if (d.mpi && !d.run_times.empty())
-			throw CLI::ValidationError("--run-times", "one process only: not with --mpi");
 		d.policies = split_list(policies, "--policies");
 		d.baselines = split_list(baselines, "--baselines", true);
 		std::vector<KernelChoice> parsed;
