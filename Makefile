@@ -39,7 +39,7 @@ DEMO_DESTROYED ?= repair
 FRAG_POLICIES ?= lru,minmax@256K,minmax@512K,minmax@1M,minmax@2M
 FRAG_VRAM ?= 64,128,256,384,512,1024,1536,2048,4096
 
-.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-predictor folds-escalate folds-escalate-16 bound move-latency fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
+.PHONY: all deps build demo corpus decide decide-all folds folds-gap folds-overdue folds-predictor folds-escalate folds-escalate-16 folds-unused bound move-latency fit-folds train train-eval report check test test-harness test-asan test-fuzz test-mesa \
 	test-libdrm test-kernel test-vradeon bench bench-decide clean
 
 all: build
@@ -219,6 +219,13 @@ folds-escalate: build
 	@mkdir -p $(FOLDS_DIR)
 	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR) --constants escalate-move \
 		--ensemble $(DECIDE_ALL_ENSEMBLE) ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)/folds-escalate.txt
+
+# The never-named rule's threshold (--predict-unused: 0 = off, 64, 256, 1024 submissions),
+# with the shipped escalation: 4 settings. Not in CI.
+folds-unused: build
+	@mkdir -p $(FOLDS_DIR)
+	/usr/bin/python3 harness/python/folds.py --vramlab $(VRAMLAB) --out $(FOLDS_DIR) --constants unused \
+		--ensemble $(DECIDE_ALL_ENSEMBLE) ../shared/traces/thesis/*.bin | tee $(FOLDS_DIR)/folds-unused.txt
 
 # The escalation alone (0 or 4096) at the decision table's 16 boards: at 4 boards penumbra1's
 # bimodal boards are not seen (docs/window-predict.md). About 20 minutes quiet. Not in CI.

@@ -10,13 +10,14 @@ overdue`; `--constants predictor`, the plain prediction's uses before a period (
 its change of regime (16, 64, 256); and `--constants escalate-move` (a bounded scan's
 escalation, 0 or 4096 entries, and
 a move's fixed cost in pages in the victims' order, 0, 40 or 128; `--constants escalate`,
-the escalation alone). Here each pair
+the escalation alone); `--constants unused`, the submissions after which a BO never named
+since its creation is the first victim (0 = off, 64, 256, 1024; an opt-in, off as shipped). Here each pair
 is chosen again once per game, on the other games only, and the game left out is scored with
 the choice it never saw: leave-one-game-out folds. A game is a trace's name without its take
 number (nexuiz1 and nexuiz2 are one game).
 
     folds.py --vramlab harness/build/vramlab --out DIR
-             [--constants size-reads|gap|overdue|predictor|escalate-move|escalate]
+             [--constants size-reads|gap|overdue|predictor|escalate-move|escalate|unused]
              [--ensemble 4] [--vram 32,64,128,256] [--gtt-cost 0.1,1,4] TRACE...
 
 For every setting, one `vramlab sim --model kernel --ensemble N` of lru and the policy
@@ -67,6 +68,11 @@ CONSTANTS = {
     "predictor": Constants("window-predict", [(u, g) for u in (2, 3, 4) for g in (16, 64, 256)],
                   (3, 64), ("--predict-trusted", "--predict-regime"), "predictor",
                   "a period after 3 uses, a regime change at a 64th"),
+    # A BO never named since its creation, for this many submissions, goes first (0: off, the
+    # shipped; 64, 256, 1024), with the shipped escalation
+    "unused": Constants("window-predict", [(u, 4096) for u in (0, 64, 256, 1024)], (0, 4096),
+               ("--predict-unused", "--predict-escalate"), "unused",
+               "no never-named rule"),
     # The escalation alone (no move pages): two settings, cheap enough for 16 boards
     "escalate": Constants("window-predict", [(0, 0), (4096, 0)], (4096, 0),
                  ("--predict-escalate", "--predict-move-pages"), "escalate",

@@ -750,6 +750,10 @@ expect_fail "--admit-permille in decide" "is each cost band's GTT charge in deci
 	--admit-permille 500 --quiet
 expect_fail "--predict-size-exp without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
 	"$bin" sim --model kernel --policies window --vram 24 --predict-size-exp 0 "$traces"/nexuiz1.bin
+expect_fail "--predict-unused without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --predict-unused 256 "$traces"/nexuiz1.bin
+expect_fail "--predict-unused past its range" "--predict-unused" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-unused 2000000 "$traces"/nexuiz1.bin
 expect_fail "--nofit-walk without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
 	"$bin" sim --model kernel --policies window --vram 24 --nofit-walk "$traces"/nexuiz1.bin
 expect_fail "--nofit-walk twice" "--nofit-walk: At Most 1" \

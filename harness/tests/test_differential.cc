@@ -111,6 +111,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 					// escalation: a failed bounded scan again with three times the bound
 					c.predict_escalate = c.scan_max < 1024 && seed % 11 < 6 ? 3 * c.scan_max : 0;
 					c.predict_move_pages = seed % 13 < 5 ? uint32_t(seed % 7) * 8 : 0;
+					c.predict_unused = seed % 23 < 8 ? 1 + uint32_t(seed % 5) * 3 : 0;
 					c.predict_size_exp2 = uint32_t(seed % 3);
 					// the plain prediction's tunables (folds.py), passed on both sides
 					c.predict_trusted = 2 + uint32_t(seed % 17 % 3);

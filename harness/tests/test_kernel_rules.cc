@@ -472,6 +472,46 @@ TEST(WindowPredict, ALargeBufferGoesOnlyWhenPredictedBackMuchLater)
 	EXPECT_EQ(simulate_kernel(b.t, k).mem[MemVram].evicted_bytes, 768u << 10);
 }
 
+// A 512 KiB BO no submission names, beside four 64 KiB ones used three times each and then
+// idle a while: overdue, the small ones are predicted to stay away as long again, and the
+// square root of the size keeps the large one behind them, so a 384 KiB BO evicts all four.
+// With --predict-unused below the large one's age it goes first, alone; above it, nothing
+// changes.
+TEST(WindowPredict, ABufferNeverNamedSinceItsCreationGoesFirstWithPredictUnused)
+{
+	Builder b;
+	const uint32_t big = b.create(512), x = b.create(4, DomainGtt);
+	std::vector<uint32_t> small;
+	for (int i = 0; i < 4; i++)
+		small.push_back(b.create(64));
+	for (int round = 0; round < 3; round++)
+		for (uint32_t id : small)
+			b.cs({{id, false}});
+	for (int i = 0; i < 20; i++)
+		b.cs({{x, false}}, {}, DomainGtt);
+	b.create(384);
+	KernelConfig k = checked_config(1024);
+	apply_choice(kernel_choice("window-predict", 0), k);
+	const KernelResult plain = simulate_kernel(b.t, k);
+	EXPECT_EQ(plain.evictions(), 4u);
+	EXPECT_EQ(plain.mem[MemVram].evicted_bytes, 256u << 10);
+	k.predict_unused = 16; // the large one was created 32 submissions before
+	const KernelResult unused = simulate_kernel(b.t, k);
+	EXPECT_EQ(unused.evictions(), 1u);
+	EXPECT_EQ(unused.mem[MemVram].evicted_bytes, 512u << 10);
+	k.predict_unused = 64;
+	EXPECT_EQ(simulate_kernel(b.t, k).evictions(), plain.evictions());
+	// the key itself: off, below the threshold and once named, the prediction's
+	ReuseEstimate r;
+	r.created(10);
+	EXPECT_EQ(r.victim_key(25, 64, 1, 0, 16), r.victim_key(25, 64));
+	EXPECT_EQ(r.victim_key(26, 64, 1, 0, 16), ReuseEstimate::kNeverUsedKey);
+	EXPECT_EQ(r.victim_key(26, 64, 1, 0, 0), r.victim_key(26, 64));
+	r.used(26);
+	EXPECT_NE(r.victim_key(60, 64, 1, 0, 16), ReuseEstimate::kNeverUsedKey);
+	(void)big;
+}
+
 // Five 256 KiB BOs used in a loop in 1 MiB: LRU (and window eviction's LRU scan) evicts the
 // one needed next, every time; with the loop's period learnt, window-predict evicts the most
 // recently used one, as the clairvoyant window does, and moves a fraction of the bytes.

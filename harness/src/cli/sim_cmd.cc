@@ -190,6 +190,10 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	              "window-predict: pages added to each BO's size in the victims' order, for a "
 	              "move's fixed cost (0: none)")
 	    ->check(CLI::Range(0u, 65536u));
+	c->add_option("--predict-unused", k.predict_unused,
+	              "window-predict: a BO no submission has named in this many submissions since "
+	              "its creation goes first, in LRU order (0: off; docs/window-predict.md)")
+	    ->check(CLI::Range(0u, 1u << 20));
 	c->add_option("--predict-gap-ratio", k.predict_gap_ratio,
 	              "window-predict: an interval over this many times a BO's brief mean is a gap "
 	              "(4 = the kernel's)")
@@ -270,6 +274,7 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--nofit-walk", predict, "the predicted window"},
 	                               std::tuple{"--predict-escalate", predict, "the predicted window"},
 	                               std::tuple{"--predict-move-pages", predict, "the predicted window"},
+	                               std::tuple{"--predict-unused", predict, "the predicted window"},
 	                               std::tuple{"--predict-gap-ratio", predict, "the predicted window"},
 	                               std::tuple{"--predict-trusted", predict, "the predicted window"},
 	                               std::tuple{"--predict-regime", predict, "the predicted window"},
@@ -311,6 +316,7 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.predict_nofit_walk = from.predict_nofit_walk;
 	to.predict_escalate = from.predict_escalate;
 	to.predict_move_pages = from.predict_move_pages;
+	to.predict_unused = from.predict_unused;
 }
 
 

@@ -634,7 +634,8 @@ private:
 	Scan predict_evict(uint32_t id)
 	{
 		const auto key = [&](uint32_t v) {
-			return reuse_[v].victim_key_over(r_.cs, c_.predict_size_exp2, key_div_[v]);
+			return reuse_[v].victim_key_over(r_.cs, c_.predict_size_exp2, key_div_[v],
+			                                 c_.predict_unused);
 		};
 		bool bounded = gather_sorted(c_.scan_max, key);
 		const uint64_t size = bo_[id].pages;

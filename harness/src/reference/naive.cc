@@ -547,7 +547,7 @@ struct NaiveKernel {
 				cand.push_back(order[i]);
 		const auto key = [&](uint32_t v) {
 			return reuse[v].victim_key(r.cs, bo[v].pages, c.predict_size_exp2,
-			                           c.predict_move_pages);
+			                           c.predict_move_pages, c.predict_unused);
 		};
 		std::stable_sort(cand.begin(), cand.end(),
 		                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
