@@ -332,6 +332,7 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 	return boot;
 }
 
+#ifdef VRAMLAB_HAVE_MPI
 // decide --mpi: one process's traces (their metadata and every run's figures) as 64-bit words,
 // sent to rank 0. An error is sent as kFailed and its message.
 constexpr uint64_t kFailed = UINT64_MAX;
@@ -395,6 +396,7 @@ size_t get_trace(const std::vector<uint64_t> &w, size_t &i, std::vector<TraceMet
 	}
 	return ti;
 }
+#endif // VRAMLAB_HAVE_MPI
 
 } // namespace
 
