@@ -154,10 +154,11 @@ struct ReuseEstimate {
 	// off): predicted never to be used, so it goes before every BO with a prediction, and
 	// among such BOs in LRU order (the key ties). Without it such a BO is predicted to stay
 	// idle as long again, as any overdue one, and the square root of its size keeps a large
-	// one behind the small BOs in use: supertuxkart1 at 256 MiB evicted 20-120 BOs of 1-86
-	// pages, used every few frames, where three 3 MiB BOs it had never named would do
-	// (docs/window-predict.md, "Never named"). A BO just created is about to be named:
-	// the threshold keeps it out (the creation fix of 2026-11-28).
+	// one behind the small BOs in use: supertuxkart1 at 256 MiB took 3-19 BOs of 1-86 pages
+	// a window, which came back, where one BO of up to 3 MiB that it had never named would
+	// do (142 moves on one board, 6 with the rule; docs/window-predict.md, "Never named").
+	// A BO just created is about to be named: the threshold keeps it out (the creation fix,
+	// docs/window-predict.md "The rule").
 	static constexpr uint64_t kNeverUsedKey = UINT64_MAX;
 	bool never_used(uint64_t now, uint32_t unused) const
 	{
