@@ -52,6 +52,9 @@ def replay(vramlab, run, config):
         cmd[6:6] = ["--scan-max", str(scan)]
     if predict and admit:  # VRADEON_EVICT_ADMIT: the same GTT charge for admission
         cmd[6:6] = ["--admit-permille", str(admit)]
+    unused = config.get("evict_unused", 0)
+    if predict and unused:  # VRADEON_EVICT_UNUSED: never-named BOs first after as many
+        cmd[6:6] = ["--predict-unused", str(unused)]
     if mbps:
         cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
     # a BO larger than VRAM: as the live model did (a shim before "too_big" always refused)

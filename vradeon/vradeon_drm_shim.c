@@ -17,6 +17,9 @@
  *                                    order of each BO's predicted next use; needs the window)
  *   VRADEON_EVICT_ADMIT=0            radeon.evict_admit (predicted admission: a GTT read's
  *                                    cost against a move, per mille; 0 = off)
+ *   VRADEON_EVICT_UNUSED=0           radeon.evict_unused (with the prediction: a BO no
+ *                                    submission has named in this many since its creation
+ *                                    is evicted first; 0 = off)
  *   VRADEON_MOVE_BUDGET_MBPS=0       radeon.move_budget_mbps (time-based move budget; 0 = off)
  *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
  *   VRADEON_LAB_CS_END=0             radeon.lab_cs_end (the submission path: 0 Linux 6.12's,
@@ -710,6 +713,7 @@ drm_shim_driver_init(void)
       .too_big = vradeon_too_big(),
       .evict_predict = debug_get_num_option("VRADEON_EVICT_PREDICT", 0),
       .evict_admit = debug_get_num_option("VRADEON_EVICT_ADMIT", 0),
+      .evict_unused = debug_get_num_option("VRADEON_EVICT_UNUSED", 0),
    };
    char err[512], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");

@@ -47,6 +47,9 @@ struct vramlab_kmodel_config {
    /* radeon.evict_admit: with evict_predict, predicted admission with this cost of a GPU read
     * from GTT against a move of the same bytes, per mille, 1..100000; 0 = off */
    uint32_t evict_admit;
+   /* radeon.evict_unused: with evict_predict, a BO that no submission has named in this many
+    * submissions since its creation is evicted first, 1..1048576; 0 = off */
+   uint32_t evict_unused;
 };
 
 struct vramlab_kmodel_reloc {

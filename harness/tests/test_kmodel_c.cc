@@ -80,7 +80,7 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 					c.topdown_kib = topdown;
 					c.flush_for_impossible = true; // too_big 0 without window or budget: stock's rule
 					const KernelResult want = simulate_kernel(t, c);
-					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0, nullptr, end, 0, 0, 0};
+					const vramlab_kmodel_config cc = {c.vram, topdown, key, c.window, 0, 0, 0, nullptr, end, 0, 0, 0, 0};
 					SCOPED_TRACE(std::string(name) + " " + std::to_string(mib) + " MiB");
 					expect_live_equals(cc, t, want);
 					EXPECT_GT(want.evictions(), 0u); // under pressure, or the test shows nothing
@@ -88,13 +88,16 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 	}
 }
 
-// radeon.evict_predict and radeon.evict_admit (the 7.2 series): the live model is the
-// replay's window-predict and window-predict+admit, admission at the parameter's charge
+// radeon.evict_predict, radeon.evict_admit and radeon.evict_unused (the 7.2 series): the
+// live model is the replay's window-predict and window-predict+admit, admission at the
+// parameter's charge, never-named BOs first after the parameter's submissions
 TEST(KmodelC, ThePredictedWindowAndAdmissionAreTheReplays)
 {
 	const KernelTrace t = load_kernel_trace(VRAMLAB_SOURCE_DIR "/../traces/nexuiz1.bin");
 	uint64_t bypassed = 0;
-	for (uint32_t admit : {0u, 1000u, 250u}) {
+	uint64_t plain_digest = 0;
+	bool unused_acted = false;
+	for (auto [admit, unused] : {std::pair{0u, 0u}, {1000u, 0u}, {250u, 0u}, {0u, 64u}}) {
 		KernelConfig c;
 		c.stock = Stock::V6_14_Fixed;
 		c.vram = 24ull << 20;
@@ -103,50 +106,58 @@ TEST(KmodelC, ThePredictedWindowAndAdmissionAreTheReplays)
 		c.window_predict = true;
 		c.admit_predict = admit != 0;
 		c.admit_gtt_permille = admit;
+		c.predict_unused = unused;
 		const KernelResult want = simulate_kernel(t, c);
 		bypassed += want.admit_bypasses;
-		const vramlab_kmodel_config cc = {c.vram, 0, 0, 256, 1024, 0, 0, nullptr, 2, 0, 1, admit};
-		SCOPED_TRACE("evict_admit " + std::to_string(admit));
+		if (!admit && !unused)
+			plain_digest = want.digest;
+		else if (unused)
+			unused_acted = want.digest != plain_digest;
+		const vramlab_kmodel_config cc = {c.vram, 0, 0, 256, 1024, 0, 0, nullptr, 2, 0, 1, admit, unused};
+		SCOPED_TRACE("evict_admit " + std::to_string(admit) + " evict_unused " + std::to_string(unused));
 		expect_live_equals(cc, t, want);
 	}
-	EXPECT_GT(bypassed, 0u); // admission acted, or the test shows nothing
+	EXPECT_GT(bypassed, 0u);   // admission acted, or the test shows nothing
+	EXPECT_TRUE(unused_acted); // so did the never-named rule
 }
 
 TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 {
 	char err[128] = "";
-	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0};
+	vramlab_kmodel_config c = {1000, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("4 KiB pages"), std::string::npos);
-	c = {1 << 20, 0, 1, 5000, 0, 0, 0, nullptr, 0, 0, 0, 0};
+	c = {1 << 20, 0, 1, 5000, 0, 0, 0, nullptr, 0, 0, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("1..4096"), std::string::npos);
-	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 1025, 0, 0, nullptr, 0, 0, 0, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0, nullptr, 0, 0, 0, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000, nullptr, 0, 0, 0, 0}}) {
+	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 1025, 0, 0, nullptr, 0, 0, 0, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 0, nullptr, 0, 0, 0, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 100, 20000, nullptr, 0, 0, 0, 0, 0}}) {
 		err[0] = 0;
 		EXPECT_EQ(vramlab_kmodel_new(&bad, err, sizeof(err)), nullptr);
 		EXPECT_NE(std::string(err).find("evict_window must be"), std::string::npos) << err;
 	}
-	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 1, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 0, 1000},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 2, 0},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 100001}}) {
+	for (const vramlab_kmodel_config bad : {vramlab_kmodel_config{1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 1, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 0, 1000, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 2, 0, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 100001, 0},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 0, 0, 64},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 0, (1 << 20) + 1}}) {
 		err[0] = 0;
 		EXPECT_EQ(vramlab_kmodel_new(&bad, err, sizeof(err)), nullptr);
 		EXPECT_NE(std::string(err).find("evict_predict must be"), std::string::npos) << err;
 	}
-	c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 3, 0, 0, 0};
+	c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 3, 0, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("lab_cs_end must be 0..2"), std::string::npos) << err;
-	c = {1 << 20, 0, 1, 256, 0, 0, 0, nullptr, 1, 0, 0, 0};
+	c = {1 << 20, 0, 1, 256, 0, 0, 0, nullptr, 1, 0, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_NE(std::string(err).find("LRU moves 6.14 lost"), std::string::npos) << err;
 }
 
 TEST(KmodelC, JsonHasTheCountersAndOneEntryPerFrame)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0, 0};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -179,8 +190,8 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	const std::string path = testing::TempDir() + "kmodel_c_record.vrl";
 	// the series v2 (min-max + key) and the new mechanisms: window eviction and the move
 	// budget, whose clock is the submission's time: the recording keeps it
-	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0, 0, 0, 0},
-	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5, nullptr, 0, 0, 0, 0}}) {
+	for (const vramlab_kmodel_config cc : {vramlab_kmodel_config{64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0, 0, 0, 0, 0},
+	                                       vramlab_kmodel_config{32ull << 20, 0, 0, 256, 1024, 100, 5, nullptr, 0, 0, 0, 0, 0}}) {
 	std::remove(path.c_str());
 	char err[256];
 	vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));
@@ -220,7 +231,7 @@ TEST(KmodelC, ARecordedRunReplaysToTheSameFigures)
 	}
 	std::remove(path.c_str());
 	}
-	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0, 0, 0, 0};
+	const vramlab_kmodel_config cc = {64ull << 20, 512, 1, 256, 0, 0, 0, nullptr, 0, 0, 0, 0, 0};
 	char err[256];
 	vramlab_kmodel *m;
 	EXPECT_EQ(vramlab_kmodel_record(m = vramlab_kmodel_new(&cc, nullptr, 0), "/nonexistent/x.vrl",
@@ -261,7 +272,7 @@ TEST(KmodelC, StutterAgainstAnotherRunsMedianCountsOnlyItsLongFrames)
 
 TEST(KmodelC, AFrameTimeIsItsCpuTimePlusItsTransferTime)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, nullptr, 0, 0, 0, 0, 0};
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, nullptr, 0);
 	ASSERT_NE(m, nullptr);
 	vramlab_kmodel_create(m, 0, 768 << 10, 1);
@@ -284,7 +295,7 @@ namespace {
 // One pressured run through the C interface with the given cost file (nullptr: built in).
 nlohmann::json run_with_costs(const char *cost_file)
 {
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, cost_file, 0, 0, 0, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, cost_file, 0, 0, 0, 0, 0};
 	char err[512] = "";
 	vramlab_kmodel *m = vramlab_kmodel_new(&c, err, sizeof(err));
 	EXPECT_NE(m, nullptr) << err;
@@ -340,7 +351,7 @@ TEST(KmodelC, ABadCostFileIsRefusedNamingTheField)
 	                          "pcie_gbps": -8, "vram_gbps": 100, "move_latency_us": 80,
 	                          "gtt_reads_per_use": 3})";
 	char err[512] = "";
-	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, bad.c_str(), 0, 0, 0, 0};
+	vramlab_kmodel_config c = {1 << 20, 0, 0, 256, 0, 0, 0, bad.c_str(), 0, 0, 0, 0, 0};
 	EXPECT_EQ(vramlab_kmodel_new(&c, err, sizeof(err)), nullptr);
 	EXPECT_EQ(std::string(err), bad + ": pcie_gbps: -8 is not positive (0.1..64 GB/s)");
 	const std::string missing = testing::TempDir() + "kmodel_c_missing.json";
@@ -367,7 +378,7 @@ TEST(KmodelC, RandomProgramsReplayToTheLiveFigures)
 		const uint32_t end = seed % 3;
 		// a BO larger than VRAM: the policy's rule (stock's here), refused at once, evict all
 		const uint32_t too_big = seed / 3 % 3;
-		const vramlab_kmodel_config cc = {uint64_t(1 + pick(4)) << 20, 0, 0, 256, 0, 0, 0, nullptr, end, too_big, 0, 0};
+		const vramlab_kmodel_config cc = {uint64_t(1 + pick(4)) << 20, 0, 0, 256, 0, 0, 0, nullptr, end, too_big, 0, 0, 0};
 		std::remove(path.c_str());
 		char err[256];
 		vramlab_kmodel *m = vramlab_kmodel_new(&cc, err, sizeof(err));

@@ -26,6 +26,10 @@ namespace vramlab {
 
 namespace {
 
+// radeon.evict_unused in the 7.2 replay: far below the 1024 the corpus chooses, so that the
+// rule acts within the cases' 300 submissions (on 6 of its 16 cases, 4 of the 8 traces)
+constexpr uint32_t kReplayUnused = 32;
+
 // v2 domain bits -> radeon uapi RADEON_GEM_DOMAIN_* (CPU 1, GTT 2, VRAM 4)
 // The cases with pinned kernel BOs: these traces, at these fractions of their peak (two of the
 // three sizes every trace has), with the BOs each board pins at that size (pinned_for(): a
@@ -134,9 +138,10 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		     " * 70% of the trace's peak; kernel says whose counters it holds: stock\n"
 		     " * 7.2's (RR_STOCK), 7.2 with the two radeon fixes (RR_FIXES) or with the\n"
 		     " * whole series, the fit rule too (RR_SERIES); window is radeon.evict_window\n"
-		     " * (0: off), with the series only, at 30 and 50%; predict and admit are\n"
-		     " * radeon.evict_predict and radeon.evict_admit (0: off) with it; its\n"
-		     " * scans escalate to "
+		     " * (0: off), with the series only, at 30 and 50%; predict, admit and\n"
+		     " * unused are radeon.evict_predict, radeon.evict_admit and\n"
+		     " * radeon.evict_unused (0: off) with it; its scans escalate to\n"
+		     " * "
 		  << KernelConfig::kPredictEscalate
 		  << " entries (escalated: how many did).\n"
 		     " */\n\n";
@@ -163,8 +168,9 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 		uint32_t scan_max = 0, budget_mbps = 0, budget_ms = 0; // 0: off
 		Stock stock = Stock::V6_12;
 		int kind72 = 0; // --kernel 7.2: 0 stock, 1 the radeon fixes, 2 the whole series
-		bool predict = false; // --kernel 7.2: radeon.evict_predict, radeon.evict_admit
-		uint32_t admit = 0;
+		bool predict = false; // --kernel 7.2: radeon.evict_predict, radeon.evict_admit,
+		uint32_t admit = 0;   // radeon.evict_unused
+		uint32_t unused = 0;
 	};
 	std::vector<Case> cases, pinned_cases, stock_cases;
 	std::vector<std::string> names;
@@ -256,12 +262,14 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 						stock_cases.push_back(std::move(cs));
 					}
 			// The predicted window (radeon.evict_predict), alone and with admission at a
-			// GTT read as costly as a move (radeon.evict_admit=1000), and admission with a
-			// bound small enough to fall back to the walk
+			// GTT read as costly as a move (radeon.evict_admit=1000), admission with a
+			// bound small enough to fall back to the walk, and never-named BOs first
+			// (radeon.evict_unused) after fewer submissions than a case replays
 			struct Predicted {
-				uint32_t window, admit;
+				uint32_t window, admit, unused;
 			};
-			static constexpr Predicted kPredicted[] = {{1024, 0}, {1024, 1000}, {4, 1000}};
+			static constexpr Predicted kPredicted[] = {
+			        {1024, 0, 0}, {1024, 1000, 0}, {4, 1000, 0}, {1024, 0, kReplayUnused}};
 			for (double f : {0.3, 0.5})
 				for (const Predicted &p : kPredicted) {
 					KernelConfig c = config(f, 0, false);
@@ -271,11 +279,13 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 					c.window_predict = true;
 					c.admit_predict = p.admit != 0;
 					c.admit_gtt_permille = p.admit;
+					c.predict_unused = p.unused;
 					Case cs{ti, c.vram, 0, false, simulate_kernel(t, c), {}, 0, p.window};
 					cs.stock = c.stock;
 					cs.kind72 = 2;
 					cs.predict = true;
 					cs.admit = p.admit;
+					cs.unused = p.unused;
 					stock_cases.push_back(std::move(cs));
 				}
 			continue;
@@ -377,7 +387,7 @@ void cmd_export_kunit(const std::vector<std::string> &inputs, const std::string 
 			static constexpr const char *kKind[] = {"RR_STOCK", "RR_FIXES", "RR_SERIES"};
 			h << "\t{ " << c.trace << ", " << c.vram << ", " << kKind[c.kind72] << ", "
 			  << c.scan_max << ", " << (c.predict ? "true" : "false") << ", " << c.admit
-			  << ", {\n\t\t{";
+			  << ", " << c.unused << ", {\n\t\t{";
 			for (int m = 0; m < 3; m++) {
 				const KernelCounters &k = r.mem[m];
 				h << (m ? ",\n\t\t " : "") << "{ " << k.evictions << ", " << k.evicted_bytes

@@ -192,7 +192,8 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	    ->check(CLI::Range(0u, 65536u));
 	c->add_option("--predict-unused", k.predict_unused,
 	              "window-predict: a BO no submission has named in this many submissions since "
-	              "its creation goes first, in LRU order (0: off; docs/window-predict.md)")
+	              "its creation goes first, in LRU order (radeon.evict_unused; 0: off; "
+	              "docs/window-predict.md)")
 	    ->check(CLI::Range(0u, 1u << 20));
 	c->add_option("--predict-gap-ratio", k.predict_gap_ratio,
 	              "window-predict: an interval over this many times a BO's brief mean is a gap "

@@ -149,7 +149,8 @@ struct KernelConfig {
 	// With it: pages added to every size in the victims' order (ReuseEstimate::size_divisor())
 	uint32_t predict_move_pages = 0;
 	// With it: a BO no submission has named in this many submissions since its creation is
-	// the first victim (ReuseEstimate::never_used()); 0: off. Model only (issue 50).
+	// the first victim (ReuseEstimate::never_used()); 0: off. radeon.evict_unused (the 7.2
+	// series' patch 7: radeon_reuse_never_used()).
 	uint32_t predict_unused = 0;
 	// With it, predicted admission (ReuseEstimate::bypass()): a BO that needs fewer pages per
 	// submission than its window's victims stays in GTT where the card's GTT reads are cheap

@@ -158,7 +158,8 @@ struct ReuseEstimate {
 	// a window, which came back, where one BO of up to 3 MiB that it had never named would
 	// do (142 moves on one board, 6 with the rule; docs/window-predict.md, "Never named").
 	// A BO just created is about to be named: the threshold keeps it out (the creation fix,
-	// docs/window-predict.md "The rule").
+	// docs/window-predict.md "The rule"). radeon: radeon_reuse_never_used() (its key U64_MAX,
+	// as TTM's ghosts have), radeon.evict_unused.
 	static constexpr uint64_t kNeverUsedKey = UINT64_MAX;
 	bool never_used(uint64_t now, uint32_t unused) const
 	{
