@@ -31,6 +31,8 @@
 #   make -C kernel selftest-qemu-7.2  the allocator's KUnit suites as modules in a booted
 #                                 x86_64 kernel of the series under qemu (as selftest-qemu)
 #   make -C kernel export-7.2-lab ../patches/linux-7.2-lab/ from branch lab
+#   make -C kernel deb-7.2        not in `make test`: the series as a Debian kernel package
+#                                 (sid's amd64 config), for vramlab-hw prepare --kernel 7.2
 #   make -C kernel evict-cost-7.2 lab, not in `make test`: lab/ttm_evict_cost_test.c on the
 #                                 series before window eviction (EVICT_COST72_BASE) and with
 #                                 it (EVICT_COST72_SERIES), UML and x86_64 under qemu: a failed
@@ -373,6 +375,27 @@ fix-module-7.2:
 	echo "fix-module-7.2: stock 7.2's radeon with both fixes built into $$ko for $$rel" \
 		"($$(( $$(date +%s) - start ))s)"
 
+# ---- deb-7.2: the series as a Debian kernel package, for a real Radeon box (not in `make test`) ----
+# The tree's branch vramlab (the fixes, the fit rule, window eviction and the predicted window,
+# all but the fixes opt-in) built with sid's own amd64 config: linux-config-7.2 of the package
+# the tree was unpacked from, through the same private apt state as the source; the kernel
+# deb_build (Makefile) makes of it.  vramlab-hw prepare --kernel 7.2 installs it.  Hours on 2
+# cores; DEB_CONFIG_ONLY=1 stops after the config (a minute).
+.PHONY: deb-7.2
+deb-7.2: tree-7.2
+	@st=$$(cat $(BUILD72)/status 2>/dev/null || echo missing); [ "$$st" = ok ] || \
+		{ echo "deb-7.2: the series is not applied (tree-7.2: $$st): no package"; exit 1; }
+	$(call apt_need,dpkg-dev kmod debhelper)
+	@set -e; pkg=$$(cat $(KDIR72)/.git/vramlab-package); ver=$${pkg#*_}; src=$${pkg%%_*}; \
+	cfgpkg=linux-config-$${src#linux-source-}; mkdir -p $(BUILD72); \
+	deb=$$($(ROOT)/ci/apt-private.sh --label $$cfgpkg $(VRAMLAB_CACHE)/apt-sid sid $$cfgpkg $$ver | tail -1); \
+	dpkg-deb --fsys-tarfile $$deb | tar -xO ./usr/src/$$cfgpkg/config.amd64_none_amd64.xz \
+		>$(BUILD72)/config.amd64.xz.vramlab-tmp; \
+	mv $(BUILD72)/config.amd64.xz.vramlab-tmp $(BUILD72)/config.amd64.xz; \
+	echo "deb-7.2: $$(basename $$deb)'s amd64 config for $$pkg"; \
+	$(GIT72) checkout -q -f $(BRANCH)
+	$(call deb_build,$(KDIR72),$(BUILD72)/deb,$(BUILD72)/config.amd64.xz)
+
 # ---- bisect-7.2: every patch of the series builds and passes on its own (not in `make test`) ----
 # The production-like UML kernel built at each commit of the series (as each-7.2) and its KUnit
 # suites run there (kunit-uml.py --no-build: the kernel just built, every suite present at that commit;
@@ -405,7 +428,8 @@ bisect-7.2:
 # ---- evict-cost-7.2: lab, in no other target and not in `make test` ----
 # lab/evict-cost.sh on 7.2: lab/ttm_evict_cost_test.c in two worktrees of the 7.2 tree,
 # $(VRAMLAB_CACHE)/linux-7.2-cost-{base,series}: the base (built with
-# -DTTM_EVICT_COST_NO_WINDOW: the series up to the drm_mm scan test, patch 2 of 6) and the
+# -DTTM_EVICT_COST_NO_WINDOW: the series up to the drm_mm scan test, 2-drm-misc's patch 2, found
+# by its place after the radeon part, so that a patch added at the end does not move it) and the
 # series' window eviction with the driver's order (patches 3-6: design B1c, and the ordered
 # scan radeon.evict_predict uses, the test's "ordered" cases; EVICT_COST72_SERIES=REV for
 # another, e.g. the design-B2 branch docs/window-eviction.md measured).  The series is run only if its rev exists and has
@@ -413,12 +437,15 @@ bisect-7.2:
 # as x86_64 under qemu (TCG; KVM with VRAMLAB_KVM=1); build directories, logs and the JSON
 # in $(BUILD72)/evict-cost/.  Prints every case and the lock-hold table: TTM's walk, the
 # series' scan and the A1 LRU cursor walk per walk and per LRU entry.
-EVICT_COST72_BASE   ?= vramlab-72-2-drm-misc~4
+EVICT_COST72_BASE   ?=
 EVICT_COST72_SERIES ?= vramlab-72-2-drm-misc
 .PHONY: evict-cost-7.2
 evict-cost-7.2: deps
 	@$(GIT72) rev-parse -q --verify refs/tags/$(BASE_TAG) >/dev/null 2>&1 || \
 		{ echo "evict-cost-7.2: no 7.2 tree at $(KDIR72); run make tree-7.2"; exit 1; }
 	$(call apt_need,qemu-system-x86 dwarves)
+	@base='$(EVICT_COST72_BASE)'; [ -n "$$base" ] || base=$$($(GIT72) rev-list --reverse \
+		vramlab-72-1-radeon..vramlab-72-2-drm-misc | sed -n 2p); \
+	echo "evict-cost-7.2: base $$($(GIT72) log -1 --format='%h %s' $$base)"; \
 	$(HERE)/lab/evict-cost.sh 7.2 $(KDIR72) $(VRAMLAB_CACHE) $(BUILD72)/evict-cost $(JOBS) \
-		$(EVICT_COST72_BASE) $(EVICT_COST72_SERIES)
+		$$base $(EVICT_COST72_SERIES)

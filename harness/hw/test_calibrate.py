@@ -152,6 +152,23 @@ class Calibrate(unittest.TestCase):
         self.assertEqual((rc, so2), (0, so), se)  # --dry-run after the subcommand too
         self.assertEqual(os.listdir(self.dir), ["sys"])
 
+    def test_refuses_the_move_runs_on_the_7_2_series(self):
+        sysfs = fake_sysfs(os.path.join(self.dir, "sys"))
+        params = os.path.join(self.dir, "params")
+        os.mkdir(params)
+        for p, v in (("vramlimit", "128"), ("evict_window", "1024"), ("evict_predict", "Y"),
+                     ("evict_admit", "0"), ("evict_unused", "0")):
+            with open(os.path.join(params, p), "w") as f:
+                f.write(v + "\n")
+        args = ("--dry-run", "calibrate", "--out", os.path.join(self.dir, "card.json"),
+                "--sysfs", sysfs, "--sys-params", params)
+        rc, so, se = hw(*args)
+        self.assertEqual(rc, 1, se)
+        self.assertIn("radeon_mm_stats, which the booted 7.2 series has not", se)
+        self.assertNotIn("+ cc", so)
+        rc, so, se = hw(*args, "--reads-only")
+        self.assertEqual(rc, 0, se)
+
     def test_refuses_without_radeon(self):
         rc, so, se = hw("--dry-run", "calibrate", "--sysfs", os.path.join(self.dir, "none"))
         self.assertNotEqual(rc, 0)

@@ -147,7 +147,10 @@ class DryRun(unittest.TestCase):
         self.assertIn("bo_score: 1, want 0", err)
 
 
-class Modes(unittest.TestCase):
+class PrepareDryRun(unittest.TestCase):
+    """prepare's dry run on a grub file of its own: prepare() its output, prepared() the
+    output and the command line it would boot."""
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
         self.grub = os.path.join(self.tmp.name, "grub")
@@ -157,12 +160,20 @@ class Modes(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def cmdline(self, *opts):
-        rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
-                          "--grub", self.grub, *opts)
+    def prepare(self, *opts):
+        return hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
+                  "--grub", self.grub, *opts)
+
+    def prepared(self, *opts):
+        rc, out, err = self.prepare(*opts)
         self.assertEqual(rc, 0, err)
         line = next(l for l in out.splitlines() if l.startswith("+GRUB_CMDLINE_LINUX_DEFAULT"))
-        return line.split('"')[1].split()
+        return out, line.split('"')[1].split()
+
+
+class Modes(PrepareDryRun):
+    def cmdline(self, *opts):
+        return self.prepared(*opts)[1]
 
     def test_a_mode_sets_its_parameters_and_an_option_overrides_it(self):
         words = self.cmdline("--mode", "window+budget")
@@ -236,6 +247,161 @@ class Modes(unittest.TestCase):
         os.remove(os.path.join(params, "evict_window"))
         rc, out, err = hw(*args)
         self.assertIn("the booted kernel's mode: unknown", out)
+
+
+class Kernel72(PrepareDryRun):
+    """prepare, verify and run for the 7.2 series' kernel (make -C kernel deb-7.2): its own
+    parameters, its modes, admission's GTT cost from a cost file, and what it refuses."""
+
+    P72 = ("evict_window", "evict_predict", "evict_admit", "evict_unused")
+
+    def cmdline(self, *opts):
+        return self.prepared(*opts)
+
+    def cost(self, text, name="card.json"):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def test_a_7_2_mode_builds_the_7_2_package_and_sets_only_its_parameters(self):
+        out, words = self.cmdline("--mode", "7.2:window-predict+unused")
+        self.assertIn("kernel deb-7.2", out)
+        self.assertNotIn("kernel deb\n", out)
+        self.assertEqual(words, ["quiet", "radeon.vramlimit=64", "radeon.evict_window=1024",
+                                 "radeon.evict_predict=1", "radeon.evict_admit=0",
+                                 "radeon.evict_unused=1024"])
+        self.assertIn("verify --kernel 7.2 --vramlimit 64 --evict-window 1024", out)
+        # --kernel 7.2 alone: every rule off (stock 7.2 with the fixes)
+        out, words = self.cmdline("--kernel", "7.2")
+        self.assertEqual(words[2:], [f"radeon.{p}=0" for p in self.P72])
+        out, words = self.cmdline("--mode", "7.2:window", "--evict-window", "256")
+        self.assertIn("radeon.evict_window=256", words)
+        # without --kernel or a 7.2 mode, the 6.12 lab kernel as before
+        out, words = self.cmdline()
+        self.assertIn("radeon.topdown_threshold=0", words)
+        self.assertNotIn("radeon.evict_predict=0", words)
+
+    def test_admission_takes_the_cards_gtt_cost(self):
+        for mode in ("7.2:window-predict+admit", "7.2:window-predict+admit+unused"):
+            rc, out, err = self.prepare("--mode", mode)
+            self.assertEqual(rc, 1, err)
+            self.assertIn("--cost card.json", err)
+            self.assertNotIn("+ make", out)  # refused before anything is built
+        card = self.cost('{"format": "vramlab-cost", "version": 1, "pcie_gbps": 6.0,\n'
+                         ' "vram_gbps": 100, "move_latency_us": 30, "gtt_reads_per_use": 1.5}\n')
+        out, words = self.cmdline("--mode", "7.2:window-predict+admit", "--cost", card)
+        self.assertIn("radeon.evict_admit=1500", words)
+        self.assertIn("radeon.evict_unused=0", words)
+        out, words = self.cmdline("--mode", "7.2:window-predict+admit", "--evict-admit", "250")
+        self.assertIn("radeon.evict_admit=250", words)
+        # the smallest charge a cost file may hold still turns admission on
+        tiny = self.cost('{"format": "vramlab-cost", "gtt_reads_per_use": 0.0004}', "t.json")
+        rc, out, err = self.prepare("--mode", "7.2:window-predict+admit", "--cost", tiny)
+        self.assertEqual(rc, 1)
+        self.assertIn("gtt_reads_per_use is 0.0004, not a number in 0.01..100", err)
+        low = self.cost('{"format": "vramlab-cost", "gtt_reads_per_use": 0.01}', "l.json")
+        self.assertIn("radeon.evict_admit=10", self.cmdline(
+            "--mode", "7.2:window-predict+admit", "--cost", low)[1])
+        for text, what in (('{"format": "vramlab-cost",\n "gtt_reads_per_use": }', ":2:"),
+                           ('{"format": "other", "gtt_reads_per_use": 1}', "not a cost file"),
+                           ('[1, 2]', "not a cost file"),
+                           ('{"format": "vramlab-cost", "gtt_reads_per_use": true}', "is True"),
+                           ('{"format": "vramlab-cost", "gtt_reads_per_use": "1"}', "is '1'"),
+                           ('{"format": "vramlab-cost"}', "is None"),
+                           ('{"format": "vramlab-cost", "gtt_reads_per_use": 101}', "is 101")):
+            bad = self.cost(text, "bad.json")
+            rc, out, err = self.prepare("--mode", "7.2:window-predict+admit", "--cost", bad)
+            self.assertEqual(rc, 1, text)
+            self.assertIn(bad, err)
+            self.assertIn(what, err)
+        with open(self.cost("", "bin.json"), "wb") as f:
+            f.write(b'{"format": "vramlab-cost", "notes": "\xff"}')
+        rc, out, err = self.prepare("--kernel", "7.2", "--cost", f.name)
+        self.assertIn("byte 37: not UTF-8", err)
+        rc, out, err = self.prepare("--mode", "7.2:window-predict+admit", "--cost", card,
+                                    "--evict-admit", "5")
+        self.assertIn("give one", err)
+
+    def test_what_the_other_kernel_has_or_radeon_would_ignore_is_refused(self):
+        for opts, what in ((("--kernel", "7.2", "--bo-score", "1"), "--bo-score: the 7.2 kernel"),
+                           (("--mode", "7.2:window", "--lab-cs-end", "1"), "--lab-cs-end"),
+                           (("--evict-predict", "1"), "--evict-predict: the 6.12 kernel"),
+                           (("--mode", "window", "--evict-unused", "9"), "--evict-unused"),
+                           (("--mode", "7.2", "--kernel", "6.12"), "--mode 7.2 is a mode of"),
+                           (("--cost", __file__), "--cost sets radeon.evict_admit"),
+                           (("--kernel", "7.2", "--evict-predict", "1"),
+                            "radeon.evict_predict=1 needs radeon.evict_window"),
+                           (("--mode", "7.2:window", "--evict-unused", "5"),
+                            "radeon.evict_unused=5 needs radeon.evict_predict"),
+                           (("--mode", "7.2:window", "--evict-admit", "5"),
+                            "radeon.evict_admit=5 needs radeon.evict_predict")):
+            rc, out, err = self.prepare(*opts)
+            self.assertEqual(rc, 1, (opts, err))
+            self.assertIn(what, err)
+        for opt, bad in (("--evict-admit", "100001"), ("--evict-unused", "1048577"),
+                         ("--evict-predict", "2"), ("--kernel", "6.14")):
+            rc, out, err = self.prepare(opt, bad)
+            self.assertEqual(rc, 2, (opt, bad))
+            self.assertIn(opt, err)
+
+    def params(self, **values):
+        params = os.path.join(self.tmp.name, "params")
+        os.makedirs(params, exist_ok=True)
+        for p, v in values.items():
+            with open(os.path.join(params, p), "w") as f:
+                f.write(f"{v}\n")
+        return params
+
+    def test_verify_reads_a_bool_parameter_as_sysfs_shows_it(self):
+        params = self.params(vramlimit=64, evict_window=1024, evict_predict="Y", evict_admit=0,
+                             evict_unused=1024)
+        cmdline = os.path.join(self.tmp.name, "cmdline")
+        with open(cmdline, "w") as f:
+            f.write("root=/dev/sda1 radeon.vramlimit=64 radeon.evict_window=1024 "
+                    "radeon.evict_predict=1 radeon.evict_admit=0 radeon.evict_unused=1024\n")
+        args = ("--allow-no-radeon", "verify", "--vramlimit", "64", "--mode",
+                "7.2:window-predict+unused", "--proc-cmdline", cmdline, "--sys-params", params)
+        rc, out, err = hw(*args)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("ok: radeon.evict_predict = Y", out)
+        self.params(evict_predict="N")
+        rc, out, err = hw(*args)
+        self.assertEqual(rc, 1)
+        self.assertIn("evict_predict: N, want 1", err)
+        os.remove(os.path.join(params, "evict_unused"))  # not the series' 7.2 kernel
+        rc, out, err = hw(*args)
+        self.assertIn("is this the series' 7.2 kernel", err)
+
+    def test_run_names_a_7_2_mode_and_reads_no_move_counters(self):
+        res = os.path.join(self.tmp.name, "results")
+        params = self.params(evict_window=1024, evict_predict="Y", evict_admit=1500,
+                             evict_unused=0)
+        args = ("--dry-run", "--allow-no-radeon", "run", "--results", res, "--tests",
+                "openarena", "--pts", "/nonexistent/pts", "--sys-params", params)
+        rc, out, err = hw(*args)
+        self.assertEqual(rc, 0, err)
+        self.assertIn("the booted kernel's mode: 7.2:window-predict+admit\n", out)
+        self.assertIn("TEST_RESULTS_NAME=vramlab-vramlimit-unknown-7.2:window-predict+admit ",
+                      out)
+        self.assertNotIn("+ cat", out)
+        self.assertIn("and the traces; `vramlab report`", out)
+        self.params(evict_unused=1024)
+        self.assertIn("mode: 7.2:window-predict+admit+unused\n", hw(*args)[1])
+        self.params(evict_admit=0, evict_unused=7)
+        self.assertIn("mode: 7.2:custom\n", hw(*args)[1])
+        self.params(evict_window=0, evict_predict="N", evict_unused=0)
+        self.assertIn("mode: 7.2\n", hw(*args)[1])
+        # the 6.12 lab kernel's counters are still read around each run
+        params6 = os.path.join(self.tmp.name, "p6")
+        os.mkdir(params6)
+        for p in ("topdown_threshold", "bo_score", "evict_window", "move_budget_mbps",
+                  "move_budget_ms", "lab_cs_end"):
+            with open(os.path.join(params6, p), "w") as f:
+                f.write("0\n")
+        rc, out, err = hw(*args[:-1], params6)
+        self.assertIn("the booted kernel's mode: stock", out)
+        self.assertEqual(out.count("+ cat /sys/kernel/debug/dri/0/radeon_mm_stats"), 4)
 
 
 def load_hw():
