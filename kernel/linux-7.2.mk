@@ -380,7 +380,9 @@ fix-module-7.2:
 # all but the fixes opt-in) built with sid's own amd64 config: linux-config-7.2 of the package
 # the tree was unpacked from, through the same private apt state as the source; the kernel
 # deb_build (Makefile) makes of it.  vramlab-hw prepare --kernel 7.2 installs it.  Hours on 2
-# cores; DEB_CONFIG_ONLY=1 stops after the config (a minute).
+# cores; DEB_CONFIG_ONLY=1 stops after the config (a minute).  Where sid no longer serves the
+# config of the source's version (a cached source older than sid), its newest linux-config-7.2,
+# with a NOTICE: olddefconfig takes it to the tree.
 .PHONY: deb-7.2
 deb-7.2: tree-7.2
 	@st=$$(cat $(BUILD72)/status 2>/dev/null || echo missing); [ "$$st" = ok ] || \
@@ -388,7 +390,9 @@ deb-7.2: tree-7.2
 	$(call apt_need,dpkg-dev kmod debhelper)
 	@set -e; pkg=$$(cat $(KDIR72)/.git/vramlab-package); ver=$${pkg#*_}; src=$${pkg%%_*}; \
 	cfgpkg=linux-config-$${src#linux-source-}; mkdir -p $(BUILD72); \
-	deb=$$($(ROOT)/ci/apt-private.sh --label $$cfgpkg $(VRAMLAB_CACHE)/apt-sid sid $$cfgpkg $$ver | tail -1); \
+	deb=$$($(ROOT)/ci/apt-private.sh --newest-pkg $$cfgpkg --label $$cfgpkg $(VRAMLAB_CACHE)/apt-sid \
+		sid $$cfgpkg $$ver | tail -1) || { echo "deb-7.2: no $$cfgpkg from sid or the cache" \
+		"(the network?): no config for $$pkg"; exit 1; }; \
 	dpkg-deb --fsys-tarfile $$deb | tar -xO ./usr/src/$$cfgpkg/config.amd64_none_amd64.xz \
 		>$(BUILD72)/config.amd64.xz.vramlab-tmp; \
 	mv $(BUILD72)/config.amd64.xz.vramlab-tmp $(BUILD72)/config.amd64.xz; \
@@ -430,7 +434,7 @@ bisect-7.2:
 # $(VRAMLAB_CACHE)/linux-7.2-cost-{base,series}: the base (built with
 # -DTTM_EVICT_COST_NO_WINDOW: the series up to the drm_mm scan test, 2-drm-misc's patch 2, found
 # by its place after the radeon part, so that a patch added at the end does not move it) and the
-# series' window eviction with the driver's order (patches 3-6: design B1c, and the ordered
+# series' window eviction with the driver's order (patches 3-7: design B1c, and the ordered
 # scan radeon.evict_predict uses, the test's "ordered" cases; EVICT_COST72_SERIES=REV for
 # another, e.g. the design-B2 branch docs/window-eviction.md measured).  The series is run only if its rev exists and has
 # ttm_range_man_set_evict_window(); else the base alone, which says so.  Each under UML and
@@ -446,6 +450,7 @@ evict-cost-7.2: deps
 	$(call apt_need,qemu-system-x86 dwarves)
 	@base='$(EVICT_COST72_BASE)'; [ -n "$$base" ] || base=$$($(GIT72) rev-list --reverse \
 		vramlab-72-1-radeon..vramlab-72-2-drm-misc | sed -n 2p); \
+	[ -n "$$base" ] || { echo "evict-cost-7.2: no second 2-drm-misc patch in the tree"; exit 1; }; \
 	echo "evict-cost-7.2: base $$($(GIT72) log -1 --format='%h %s' $$base)"; \
 	$(HERE)/lab/evict-cost.sh 7.2 $(KDIR72) $(VRAMLAB_CACHE) $(BUILD72)/evict-cost $(JOBS) \
 		$$base $(EVICT_COST72_SERIES)

@@ -124,7 +124,8 @@ class DryRun(unittest.TestCase):
     def test_verify(self):
         params = os.path.join(self.tmp.name, "params")
         os.mkdir(params)
-        for p, v in (("vramlimit", "256"), ("topdown_threshold", "0"), ("bo_score", "0"),
+        # bo_score is a bool parameter: sysfs shows N or Y
+        for p, v in (("vramlimit", "256"), ("topdown_threshold", "0"), ("bo_score", "N"),
                      ("evict_window", "0"), ("move_budget_mbps", "0"), ("move_budget_ms", "200"),
                      ("lab_cs_end", "0")):
             with open(os.path.join(params, p), "w") as f:
@@ -139,12 +140,12 @@ class DryRun(unittest.TestCase):
         self.assertEqual(rc, 0, err)
         self.assertIn("are as prepared", out)
         with open(os.path.join(params, "bo_score"), "w") as f:
-            f.write("1\n")
+            f.write("Y\n")
         rc, out, err = hw("--allow-no-radeon", "verify", "--vramlimit", "128",
                           "--proc-cmdline", cmdline, "--sys-params", params)
         self.assertNotEqual(rc, 0)
         self.assertIn("radeon.vramlimit=256, want 128", err)
-        self.assertIn("bo_score: 1, want 0", err)
+        self.assertIn("bo_score: Y, want 0", err)
 
 
 class PrepareDryRun(unittest.TestCase):
@@ -219,7 +220,7 @@ class Modes(PrepareDryRun):
     def test_run_names_the_results_by_the_booted_mode(self):
         params = os.path.join(self.tmp.name, "params")
         os.mkdir(params)
-        values = {"topdown_threshold": 0, "bo_score": 0, "evict_window": 1024,
+        values = {"topdown_threshold": 0, "bo_score": "N", "evict_window": 1024,
                   "move_budget_mbps": 0, "move_budget_ms": 200, "lab_cs_end": 0}
         for p, v in values.items():
             with open(os.path.join(params, p), "w") as f:
@@ -254,13 +255,15 @@ class Kernel72(PrepareDryRun):
     parameters, its modes, admission's GTT cost from a cost file, and what it refuses."""
 
     P72 = ("evict_window", "evict_predict", "evict_admit", "evict_unused")
+    COST = ('{"format": "vramlab-cost", "version": 1, "source": "measured", "card": "HD 6870",\n'
+            ' "pcie_gbps": 6.0, "vram_gbps": 100, "move_latency_us": 30, "gtt_reads_per_use": %s}\n')
 
     def cmdline(self, *opts):
         return self.prepared(*opts)
 
-    def cost(self, text, name="card.json"):
-        path = os.path.join(self.tmp.name, name)
-        with open(path, "w") as f:
+    def cost(self, text, name=None):
+        path = os.path.join(self.tmp.name, name or f"card{len(os.listdir(self.tmp.name))}.json")
+        with open(path, "w", encoding="utf-8") as f:
             f.write(text)
         return path
 
@@ -288,33 +291,46 @@ class Kernel72(PrepareDryRun):
             self.assertEqual(rc, 1, err)
             self.assertIn("--cost card.json", err)
             self.assertNotIn("+ make", out)  # refused before anything is built
-        card = self.cost('{"format": "vramlab-cost", "version": 1, "pcie_gbps": 6.0,\n'
-                         ' "vram_gbps": 100, "move_latency_us": 30, "gtt_reads_per_use": 1.5}\n')
+        card = self.cost(self.COST % 1.5)
         out, words = self.cmdline("--mode", "7.2:window-predict+admit", "--cost", card)
         self.assertIn("radeon.evict_admit=1500", words)
         self.assertIn("radeon.evict_unused=0", words)
         out, words = self.cmdline("--mode", "7.2:window-predict+admit", "--evict-admit", "250")
         self.assertIn("radeon.evict_admit=250", words)
-        # the smallest charge a cost file may hold still turns admission on
-        tiny = self.cost('{"format": "vramlab-cost", "gtt_reads_per_use": 0.0004}', "t.json")
-        rc, out, err = self.prepare("--mode", "7.2:window-predict+admit", "--cost", tiny)
-        self.assertEqual(rc, 1)
-        self.assertIn("gtt_reads_per_use is 0.0004, not a number in 0.01..100", err)
-        low = self.cost('{"format": "vramlab-cost", "gtt_reads_per_use": 0.01}', "l.json")
-        self.assertIn("radeon.evict_admit=10", self.cmdline(
-            "--mode", "7.2:window-predict+admit", "--cost", low)[1])
-        for text, what in (('{"format": "vramlab-cost",\n "gtt_reads_per_use": }', ":2:"),
-                           ('{"format": "other", "gtt_reads_per_use": 1}', "not a cost file"),
-                           ('[1, 2]', "not a cost file"),
-                           ('{"format": "vramlab-cost", "gtt_reads_per_use": true}', "is True"),
-                           ('{"format": "vramlab-cost", "gtt_reads_per_use": "1"}', "is '1'"),
-                           ('{"format": "vramlab-cost"}', "is None"),
-                           ('{"format": "vramlab-cost", "gtt_reads_per_use": 101}', "is 101")):
+        # rounded as the model's gtt_read_permille() (lround: halves away from zero), not as
+        # Python's round() (halves to even: 62 and 312)
+        for g, admit in ((0.0625, 63), (0.3125, 313), (0.01, 10), (100, 100000)):
+            self.assertIn(f"radeon.evict_admit={admit}", self.cmdline(
+                "--mode", "7.2:window-predict+admit", "--cost", self.cost(self.COST % g))[1])
+        # what the kernel model's cost-file reader refuses (harness/docs/cost-file.md)
+        good = self.COST % 1.5
+        for text, what in (
+                ('{"format": "vramlab-cost",\n "version": }', "byte 39 (line 2, column 13)"),
+                ('{"card": "Ré",\n "version": }', "byte 28 (line 2, column 13)"),
+                ('[1, 2]', "not a cost file"),
+                (good.replace('"vramlab-cost"', '"vramlab-sim"'), "format: 'vramlab-sim'"),
+                (good.replace('"version": 1', '"version": 2'), "version: 2 is not supported"),
+                (good.replace('"version": 1', '"version": 1.0'), "version: 1.0 is not"),
+                (good.replace('"version": 1', '"version": true'), "version: True is not"),
+                (good.replace('"measured"', '"guessed"'), "source: 'guessed'"),
+                (good.replace('"HD 6870"', '7'), "card: must be a string"),
+                (good.replace('"gtt_reads_per_use": 1.5', '"gtt_reads_per_use": true'),
+                 "gtt_reads_per_use: True is not a number"),
+                (good.replace('1.5', '"1.5"'), "gtt_reads_per_use: '1.5' is not a number"),
+                (good.replace(', "gtt_reads_per_use": 1.5', ''), "gtt_reads_per_use: missing"),
+                (good.replace('1.5', '0.0004'), "gtt_reads_per_use: 0.0004 is out of range"),
+                (good.replace('1.5', '101'), "gtt_reads_per_use: 101 is out of range 0.01..100"),
+                (good.replace('1.5', 'NaN'), "NaN is not JSON"),
+                (good.replace('1.5', '1e999'), "gtt_reads_per_use: inf is out of range"),
+                (good.replace('"vram_gbps": 100', '"vram_gbps": 4'), "vram_gbps: 4 is below"),
+                (good.replace('"move_latency_us": 30', '"move_latency_us": 0'),
+                 "move_latency_us: 0 is out of range 0.1..10000")):
             bad = self.cost(text, "bad.json")
             rc, out, err = self.prepare("--mode", "7.2:window-predict+admit", "--cost", bad)
             self.assertEqual(rc, 1, text)
-            self.assertIn(bad, err)
+            self.assertIn(f"--cost {bad}: ", err)
             self.assertIn(what, err)
+            self.assertNotIn("+ make", out)
         with open(self.cost("", "bin.json"), "wb") as f:
             f.write(b'{"format": "vramlab-cost", "notes": "\xff"}')
         rc, out, err = self.prepare("--kernel", "7.2", "--cost", f.name)
@@ -322,6 +338,35 @@ class Kernel72(PrepareDryRun):
         rc, out, err = self.prepare("--mode", "7.2:window-predict+admit", "--cost", card,
                                     "--evict-admit", "5")
         self.assertIn("give one", err)
+
+    def test_a_switch_of_kernels_leaves_no_parameter_of_the_other(self):
+        with open(self.grub, "w") as f:
+            f.write('GRUB_CMDLINE_LINUX_DEFAULT="quiet radeon.bo_score=1 radeon.lab_cs_end=2 '
+                    'radeon.topdown_threshold=512 radeon.audio=1"\n')
+        words = self.cmdline("--mode", "7.2:window")[1]
+        self.assertEqual(words, ["quiet", "radeon.audio=1", "radeon.vramlimit=64",
+                                 "radeon.evict_window=1024", "radeon.evict_predict=0",
+                                 "radeon.evict_admit=0", "radeon.evict_unused=0"])
+        with open(self.grub, "w") as f:
+            f.write('GRUB_CMDLINE_LINUX_DEFAULT="radeon.evict_predict=1 radeon.evict_unused=9"\n')
+        words = self.cmdline("--mode", "window")[1]
+        self.assertFalse([w for w in words if "predict" in w or "unused" in w], words)
+
+    def test_prepare_installs_the_newest_package_built(self):
+        cache = os.path.join(self.tmp.name, "cache")
+        build = os.path.join(cache, "build-7.2")
+        os.makedirs(build)
+        for i, rev in enumerate(("10", "9", "11")):
+            deb = os.path.join(build, f"linux-image-7.2.13-vramlab_7.2.13-{rev}_amd64.deb")
+            open(deb, "w").close()
+            os.utime(deb, (1000 + i, 1000 + i))
+        open(os.path.join(build, "linux-image-7.2.13-vramlab-dbg_7.2.13-12_amd64.deb"),
+             "w").close()
+        rc, out, err = hw("--dry-run", "--allow-no-radeon", "prepare", "--vramlimit", "64",
+                          "--grub", self.grub, "--kernel", "7.2", env={"VRAMLAB_CACHE": cache})
+        self.assertEqual(rc, 0, err)
+        self.assertIn("+ dpkg -i " + os.path.join(build, "linux-image-7.2.13-vramlab_7.2.13-11"),
+                      out)
 
     def test_what_the_other_kernel_has_or_radeon_would_ignore_is_refused(self):
         for opts, what in ((("--kernel", "7.2", "--bo-score", "1"), "--bo-score: the 7.2 kernel"),
@@ -371,6 +416,7 @@ class Kernel72(PrepareDryRun):
         self.assertIn("evict_predict: N, want 1", err)
         os.remove(os.path.join(params, "evict_unused"))  # not the series' 7.2 kernel
         rc, out, err = hw(*args)
+        self.assertEqual(rc, 1)
         self.assertIn("is this the series' 7.2 kernel", err)
 
     def test_run_names_a_7_2_mode_and_reads_no_move_counters(self):
@@ -398,7 +444,7 @@ class Kernel72(PrepareDryRun):
         for p in ("topdown_threshold", "bo_score", "evict_window", "move_budget_mbps",
                   "move_budget_ms", "lab_cs_end"):
             with open(os.path.join(params6, p), "w") as f:
-                f.write("0\n")
+                f.write("N\n" if p == "bo_score" else "0\n")
         rc, out, err = hw(*args[:-1], params6)
         self.assertIn("the booted kernel's mode: stock", out)
         self.assertEqual(out.count("+ cat /sys/kernel/debug/dri/0/radeon_mm_stats"), 4)
