@@ -160,6 +160,9 @@ struct ReuseEstimate {
 	// A BO just created is about to be named: the threshold keeps it out (the creation fix,
 	// docs/window-predict.md "The rule"). radeon: radeon_reuse_never_used() (its key U64_MAX,
 	// as TTM's ghosts have), radeon.evict_unused.
+	// radeon writes it now >= last + unused: the same wherever last <= now, which the model
+	// always has; in the kernel a stale read racing a submission may not, and that form
+	// then says "not yet" rather than wrapping.
 	static constexpr uint64_t kNeverUsedKey = UINT64_MAX;
 	bool never_used(uint64_t now, uint32_t unused) const
 	{
