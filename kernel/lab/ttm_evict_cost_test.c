@@ -26,9 +26,12 @@
  * visits every LRU entry, its worst case.
  *
  * The "ordered" cases scan in a driver's order: a key per candidate that
- * costs what radeon's does (a 64-bit division, of a hash of the BO here: a
- * random order), every entry up to the bound visited before the drm_mm
- * scan, and the candidates sorted.  An "escalating" case goes on to 4096
+ * does what radeon's does (radeon_evict_key() with radeon.evict_unused: an
+ * out-of-line type check, the device's clock read through a pointer, the
+ * BO's 40-byte reuse record read field by field, the never-named test, the
+ * predicted distance's branches and a 64-bit division by the size's root),
+ * on records drawn at random per filler, every entry up to the bound
+ * visited before the drm_mm scan, and the candidates sorted.  An "escalating" case goes on to 4096
  * entries where its bound found no window, as radeon's order does: in the
  * pinned layouts every scan does, its worst case.
  *
@@ -38,7 +41,9 @@
  * copying each BO's resource->start and ->size into a preallocated array,
  * which is what a driver needs to compute a window itself.
  */
+#include <linux/atomic.h>
 #include <linux/dma-resv.h>
+#include <linux/math.h>
 #include <linux/math64.h>
 #include <linux/prandom.h>
 #include <linux/sort.h>
@@ -96,17 +101,107 @@ static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
 	{ "nofit-64",	 32768, 8, 64,  true,  1024,  -ENOMEM, true, true },
 };
 
-#ifdef TTM_EVICT_COST_ORDER
 /*
- * radeon_evict_key()'s arithmetic (a 64-bit division by a per-BO constant,
- * radeon's the square root it keeps from the BO's creation) on a hash of
- * the BO: a random order
+ * A filler with what radeon keeps per BO for radeon.evict_predict (struct
+ * radeon_bo's reuse record, after its TTM object as there) and the device
+ * whose clock the key reads
  */
-static u64 cost_key(struct ttm_buffer_object *bo)
-{
-	u64 h = (uintptr_t)bo * 0x9e3779b97f4a7c15ULL;
+struct cost_reuse {
+	u64 last;
+	u32 period, recent, uses, root, brief, gap;
+	u16 run, burst;
+	u8 gaps, trust;
+};
 
-	return div64_u64((h >> 20) * 4096, PFN_UP(bo->base.size) | 1);
+struct cost_bo {
+	struct ttm_buffer_object tbo;
+	atomic64_t *clock;
+	struct cost_reuse reuse;
+};
+
+static atomic64_t cost_clock = ATOMIC64_INIT(1 << 20);
+
+static void cost_bo_destroy(struct ttm_buffer_object *bo)
+{
+	dummy_ttm_bo_destroy(bo);
+}
+
+/*
+ * A plausible record for a filler of @pages: a tenth never named (some
+ * past radeon.evict_unused), the rest named 1-15 times, intervals up to
+ * 512 submissions, bursts and gaps in every state, so that the key's
+ * branches go every way
+ */
+static void cost_reuse_draw(struct cost_reuse *r, u32 pages,
+			    struct rnd_state *rnd)
+{
+	u64 now = atomic64_read(&cost_clock);
+	u32 brief = 1 + prandom_u32_state(rnd) % 64;
+
+	r->uses = prandom_u32_state(rnd) % 10 ? 1 + prandom_u32_state(rnd) % 15 : 0;
+	r->last = now - prandom_u32_state(rnd) % 4096;
+	r->period = r->uses > 1 ? 1 + prandom_u32_state(rnd) % 512 : 0;
+	r->recent = r->period ? 1 + prandom_u32_state(rnd) % 512 : 0;
+	r->brief = r->uses > 1 ? brief : 0;
+	r->gap = r->uses > 3 ? 4 * brief + prandom_u32_state(rnd) % 1024 : 0;
+	r->run = r->uses ? 1 + prandom_u32_state(rnd) % 8 : 0;
+	r->burst = prandom_u32_state(rnd) % 128;
+	r->gaps = r->gap ? prandom_u32_state(rnd) % 3 : 0;
+	r->trust = prandom_u32_state(rnd) % 4;
+	r->root = int_sqrt64((u64)pages << 16);
+}
+
+#ifdef TTM_EVICT_COST_ORDER
+/* radeon.evict_unused (rdev->evict_unused) as docs/window-predict.md measures it */
+static u32 cost_unused = 1024;
+
+/* radeon_ttm_bo_is_radeon_bo() is out of line, in another file */
+static noinline bool cost_is_filler(struct ttm_buffer_object *bo)
+{
+	return bo->destroy == &cost_bo_destroy;
+}
+
+/*
+ * radeon_evict_key() of patch 7, with its helpers' tests and arithmetic:
+ * what the ordered scan pays per candidate
+ */
+static u64 cost_key(struct ttm_buffer_object *tbo)
+{
+	const struct cost_bo *bo = container_of(tbo, struct cost_bo, tbo);
+	const struct cost_reuse *p = &bo->reuse;
+	struct cost_reuse r;
+	u64 now, idle, per, d;
+	bool burst_over;
+
+	if (!cost_is_filler(tbo) || tbo->deleted)
+		return U64_MAX;
+	now = atomic64_read(bo->clock);
+	r.last = READ_ONCE(p->last);
+	r.period = READ_ONCE(p->period);
+	r.recent = READ_ONCE(p->recent);
+	r.uses = READ_ONCE(p->uses);
+	r.root = p->root;
+	r.brief = READ_ONCE(p->brief);
+	r.gap = READ_ONCE(p->gap);
+	r.run = READ_ONCE(p->run);
+	r.burst = READ_ONCE(p->burst);
+	r.gaps = READ_ONCE(p->gaps);
+	r.trust = READ_ONCE(p->trust);
+	if (!r.uses && now >= r.last + READ_ONCE(cost_unused))
+		return U64_MAX;
+	idle = now > r.last ? now - r.last : 0;
+	per = (u64)r.recent * 64 < r.period ? r.recent : r.period;
+	burst_over = r.gaps >= 2 && r.run * 16 + 8 >= r.burst;
+	if (r.trust >= 1 && burst_over && idle <= r.gap)
+		d = r.last + r.gap - now;
+	else if (r.uses < 3 || !per)
+		d = idle;
+	else if (idle > per)
+		d = r.gaps >= 2 && idle > 4ULL * r.brief && idle <= r.gap ?
+		    r.last + r.gap - now : idle;
+	else
+		d = r.last + per - now;
+	return now + div64_u64(d * 4096, max_t(u32, r.root, 1));
 }
 
 static const struct ttm_range_evict_order cost_order = { .key = cost_key };
@@ -145,22 +240,25 @@ static void cost_bo_fini(struct ttm_buffer_object *bo)
 }
 
 static struct ttm_buffer_object *
-cost_bo(struct kunit *test, u32 pages, struct ttm_placement *placement)
+cost_bo(struct kunit *test, u32 pages, struct ttm_placement *placement,
+	struct rnd_state *reuse_rnd)
 {
 	struct ttm_test_devices *priv = test->priv;
 	struct ttm_operation_ctx ctx = { };
-	struct ttm_buffer_object *bo;
+	struct cost_bo *bo;
 	int err;
 
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
-	drm_gem_private_object_init(priv->drm, &bo->base,
+	bo->clock = &cost_clock;
+	cost_reuse_draw(&bo->reuse, pages, reuse_rnd);
+	drm_gem_private_object_init(priv->drm, &bo->tbo.base,
 				    (size_t)pages * PAGE_SIZE);
-	err = ttm_bo_init_reserved(priv->ttm_dev, bo, ttm_bo_type_device,
+	err = ttm_bo_init_reserved(priv->ttm_dev, &bo->tbo, ttm_bo_type_device,
 				   placement, 1, &ctx, NULL, NULL,
-				   &dummy_ttm_bo_destroy);
+				   &cost_bo_destroy);
 	KUNIT_ASSERT_EQ(test, err, 0);
-	return bo;
+	return &bo->tbo;
 }
 
 /* A full VRAM manager in random LRU order */
@@ -178,11 +276,14 @@ static void cost_layout_init(struct kunit *test,
 			     struct rnd_state *rnd, struct cost_layout *l)
 {
 	struct ttm_test_devices *priv = test->priv;
+	struct rnd_state reuse_rnd;
 	struct ttm_place *place;
 	u32 used = 0, i, *perm;
 	int err;
 
 	memset(l, 0, sizeof(*l));
+	/* Apart from @rnd: the layouts stay those of the runs before the records */
+	prandom_seed_state(&reuse_rnd, 0x72657573ULL + c->vram);
 	err = ttm_range_man_init(priv->ttm_dev, TTM_PL_VRAM, true, c->vram);
 	KUNIT_ASSERT_EQ(test, err, 0);
 	err = ttm_mock_manager_init(priv->ttm_dev, TTM_PL_TT,
@@ -223,7 +324,7 @@ static void cost_layout_init(struct kunit *test,
 		struct ttm_buffer_object *f;
 
 		pages = min(pages, c->vram - used);
-		f = cost_bo(test, pages, l->placement);
+		f = cost_bo(test, pages, l->placement, &reuse_rnd);
 		KUNIT_ASSERT_EQ(test, f->resource->start, (u64)used);
 		if (c->pinned && l->n % 4 == 3) {
 			ttm_bo_pin(f);
