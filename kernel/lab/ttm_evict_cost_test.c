@@ -31,9 +31,10 @@
  * BO's 40-byte reuse record read field by field, the never-named test, the
  * predicted distance's branches and a 64-bit division by the size's root),
  * on records drawn at random per filler, every entry up to the bound
- * visited before the drm_mm scan, and the candidates sorted.  An "escalating" case goes on to 4096
- * entries where its bound found no window, as radeon's order does: in the
- * pinned layouts every scan does, its worst case.
+ * visited before the drm_mm scan, and the candidates sorted.  An
+ * "escalating" case goes on to 4096 entries where its bound found no
+ * window, as radeon's order does: in the pinned layouts every scan does,
+ * its worst case.
  *
  * The second family (ttm_evict_cost_a1, 7.2 only) lays out the same rounds
  * and times design A1's first half: a driver walking VRAM's LRU through
@@ -163,7 +164,9 @@ static noinline bool cost_is_filler(struct ttm_buffer_object *bo)
 
 /*
  * radeon_evict_key() of patch 7, with its helpers' tests and arithmetic:
- * what the ordered scan pays per candidate
+ * what the ordered scan pays per candidate.  The constants are patch 6's
+ * RADEON_REUSE_REGIME (64), _GAPS (2), _GAP_TRUST (1), _TRUSTED (3) and
+ * _GAP_RATIO (4); radeon.h is private to radeon, so the record is copied.
  */
 static u64 cost_key(struct ttm_buffer_object *tbo)
 {
