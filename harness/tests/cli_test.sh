@@ -760,6 +760,10 @@ expect_fail "--nofit-walk without the predicted window" "changes nothing: no pol
 	"$bin" sim --model kernel --policies window --vram 24 --nofit-walk "$traces"/nexuiz1.bin
 expect_fail "--nofit-walk twice" "--nofit-walk: At Most 1" \
 	"$bin" sim --model kernel --policies window-predict --vram 24 --nofit-walk --nofit-walk "$traces"/nexuiz1.bin
+expect_fail "--predict-repack without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
+	"$bin" sim --model kernel --policies window --vram 24 --predict-repack "$traces"/nexuiz1.bin
+expect_fail "--predict-repack twice" "--predict-repack: At Most 1" \
+	"$bin" sim --model kernel --policies window-predict --vram 24 --predict-repack --predict-repack "$traces"/nexuiz1.bin
 expect_fail "--predict-gap-trust without the predicted window" "changes nothing: no policy of this run uses the predicted window" \
 	"$bin" sim --model kernel --policies window --vram 24 --predict-gap-trust 0 "$traces"/nexuiz1.bin
 expect_fail "--predict-gap-ratio 9" "--predict-gap-ratio" \

@@ -48,11 +48,12 @@ struct Builder {
 		now_us += ms * 1000;
 	}
 	uint64_t now_us = 0;
-	// Four 256 KiB BOs, [a][b][c][d] from address 0, each used by a submission in that order
-	// (LRU: a b c d)
+	// Four 256 KiB BOs, [a][b][c][d] from address 0 (in 1 MiB: VRAM full)
+	std::array<uint32_t, 4> four() { return {create(256), create(256), create(256), create(256)}; }
+	// Those four, each used by a submission in that order (LRU: a b c d)
 	std::array<uint32_t, 4> four_used_in_order()
 	{
-		const std::array<uint32_t, 4> ids = {create(256), create(256), create(256), create(256)};
+		const std::array<uint32_t, 4> ids = four();
 		for (uint32_t id : ids)
 			cs({{id, false}});
 		return ids;

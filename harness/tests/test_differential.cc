@@ -65,6 +65,7 @@ TEST(Differential, KernelModelMatchesTheNaiveReference)
 TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 {
 	uint64_t resumes = 0, appended = 0, resumed_admit = 0, resumed_bounded = 0, escalations = 0;
+	uint64_t repack_scans = 0, repacks = 0;
 	for (uint64_t seed = 1; seed <= 300; seed++) {
 		const RandomTraces rt = random_traces(seed, 300);
 		for (uint64_t vram : {64ull << 10, 256ull << 10, 2ull << 20})
@@ -108,6 +109,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 						c.stock = Stock::V6_12;
 					c.scan_max = seed % 5 == 1 ? 2 : seed % 5 == 2 ? 5 : 1024;
 					c.predict_nofit_walk = seed % 7 == 3;
+					c.predict_repack = seed % 17 < 7;
 					// escalation: a failed bounded scan again with three times the bound
 					c.predict_escalate = c.scan_max < 1024 && seed % 11 < 6 ? 3 * c.scan_max : 0;
 					c.predict_move_pages = seed % 13 < 5 ? uint32_t(seed % 7) * 8 : 0;
@@ -135,6 +137,8 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 				resumed_admit += c.admit_predict ? fast.keep_resumes : 0;
 				resumed_bounded += c.scan_max < 1024 ? fast.keep_resumes : 0;
 				escalations += fast.window_escalations;
+				repack_scans += fast.window_repack_scans;
+				repacks += fast.window_repacks;
 			}
 	}
 	// the kept candidates were used, with each of their paths
@@ -143,9 +147,12 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 	EXPECT_GT(resumed_admit, 100u);
 	EXPECT_GT(resumed_bounded, 100u);
 	EXPECT_GT(escalations, 100u);
+	EXPECT_GT(repacks, 100u); // and the repack evicted own BOs
 	std::printf("predicted window: %llu gathers resumed (%llu from the tail's additions, %llu "
-	            "with admission, %llu bounded), %llu scans escalated\n",
+	            "with admission, %llu bounded), %llu scans escalated, %llu repack scans "
+	            "(%llu own BOs evicted)\n",
 	            (unsigned long long)resumes, (unsigned long long)appended,
 	            (unsigned long long)resumed_admit, (unsigned long long)resumed_bounded,
-	            (unsigned long long)escalations);
+	            (unsigned long long)escalations, (unsigned long long)repack_scans,
+	            (unsigned long long)repacks);
 }

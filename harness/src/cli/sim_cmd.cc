@@ -181,6 +181,11 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	            "BOs falls back to the walk (not in the kernel; docs/window-predict.md)")
 	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
 	    ->disable_flag_override();
+	c->add_flag("--predict-repack", k.predict_repack,
+	            "window-predict: a scan that finds no window because of the submission's own BOs "
+	            "scans again with them as candidates (not in the kernel; docs/window-predict.md)")
+	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
+	    ->disable_flag_override();
 	c->add_option("--predict-escalate", k.predict_escalate,
 	              "window-predict: a scan that visits --scan-max entries without a window goes "
 	              "on to this many before the walk (default 4096, radeon's; 0: the walk at "
@@ -273,6 +278,7 @@ void refuse_unused_options(const CLI::App *c, const std::vector<KernelChoice> &c
 	                               std::tuple{"--admit-reads", admit, "predicted admission"},
 	                               std::tuple{"--predict-size-exp", predict, "the predicted window"},
 	                               std::tuple{"--nofit-walk", predict, "the predicted window"},
+	                               std::tuple{"--predict-repack", predict, "the predicted window"},
 	                               std::tuple{"--predict-escalate", predict, "the predicted window"},
 	                               std::tuple{"--predict-move-pages", predict, "the predicted window"},
 	                               std::tuple{"--predict-unused", predict, "the predicted window"},
@@ -315,6 +321,7 @@ void copy_mechanism_options(const KernelConfig &from, KernelConfig &to)
 	to.predict_trusted = from.predict_trusted;
 	to.predict_regime = from.predict_regime;
 	to.predict_nofit_walk = from.predict_nofit_walk;
+	to.predict_repack = from.predict_repack;
 	to.predict_escalate = from.predict_escalate;
 	to.predict_move_pages = from.predict_move_pages;
 	to.predict_unused = from.predict_unused;

@@ -45,6 +45,8 @@ nlohmann::json kernel_result_json(const KernelResult &r)
 	              {"windows", r.windows},
 	              {"window_fallbacks", r.window_fallbacks},
 	              {"window_escalations", r.window_escalations},
+	              {"window_repack_scans", r.window_repack_scans},
+	              {"window_repacks", r.window_repacks},
 	              {"window_nofit", r.window_nofit},
 	              {"window_saved_pages", r.window_saved_pages},
 	              {"window_cold", r.window_cold},

@@ -182,6 +182,7 @@ public:
 			if (!pages || mm_.insert(pages, DrmMm::Mode::Best) == UINT64_MAX)
 				throw std::invalid_argument("pinned kernel BOs do not fit in VRAM");
 			used_ += pages;
+			pinned_pages_ += pages;
 		}
 		r_.peak_vram_pages = used_;
 	}
@@ -647,11 +648,15 @@ private:
 			bounded = gather_sorted(c_.predict_escalate, key);
 			at = first_span_in_order(id);
 		}
+		// an obstacle: the submission's own BOs (fewer candidates than LRU entries visited)
+		const bool obstacle = at == UINT64_MAX && belady_.size() < visited_;
+		const bool repack = obstacle && !bounded && c_.predict_repack &&
+		                    list_pages_ <= mm_.size() - pinned_pages_;
+		if (repack)
+			at = repack_span(id, key);
 		if (at == UINT64_MAX) {
-			// with predict_nofit_walk, a scan that met an obstacle (the submission's own BOs:
-			// fewer candidates than LRU entries visited) has no opinion, and the walk flushes
-			// as stock does (docs/window-predict.md)
-			const bool obstacle = belady_.size() < visited_;
+			// with predict_nofit_walk, a scan that met an obstacle has no opinion, and the
+			// walk flushes as stock does (docs/window-predict.md)
 			if (bounded || (c_.predict_nofit_walk && obstacle)) {
 				r_.window_fallbacks++;
 				return Scan::Bounded;
@@ -665,11 +670,41 @@ private:
 		}
 		r_.windows++;
 		for (uint32_t v : scanned_)
-			if (in_window(v, at, size))
+			if (in_window(v, at, size)) {
+				r_.window_repacks += repack && bo_[v].reserved_by == cs_no_;
 				evict(v);
-		forget_victims();
+			}
+		if (!repack)
+			forget_victims(); // else repack_span() ended the keep
 		place_at(id, at);
 		return Scan::Fit;
+	}
+
+	// The predicted window's scan once more where the submission's own BOs kept it from
+	// finding one (predict_repack): they are candidates too, in the same order (the thrash
+	// guard's still stay). radeon_cs_parser_relocs() lets every BO of a graphics submission
+	// live in GTT (only UVD's message must stay in VRAM; traces hold no UVD submissions). One
+	// evicted here comes back when the list validates it, where best fit puts it, or with the
+	// next submission if the list already has; so a frame whose own BOs lie scattered over
+	// VRAM can pack them again (docs/window-predict.md, "Repack"). Only where the list's BOs
+	// that want VRAM fit in it beside the pinned ones: otherwise no packing holds them all, and
+	// a repack only evicts one of the frame's BOs for another. The first scan was not
+	// bounded, so this one visits the whole LRU. Model only.
+	template <class KeyOf> uint64_t repack_span(uint32_t id, KeyOf key_of)
+	{
+		keep_.live = false; // belady_ is no longer the kept candidates
+		fresh_.clear();
+		uint32_t rank = 0;
+		order_.walk([&](uint32_t v) {
+			if (!(c_.guard && guard_.guarded(v)))
+				fresh_.push_back({key_of(v), rank, v});
+			rank++;
+			return false;
+		});
+		sort_belady(fresh_, belady_scratch_);
+		belady_.swap(fresh_);
+		r_.window_repack_scans++;
+		return first_span_in_order(id);
 	}
 
 	// Predicted admission (reuse.h, ReuseEstimate::bypass()): BO id stays in GTT when,
@@ -764,6 +799,7 @@ public:
 	bool create(uint32_t id, uint64_t size, uint8_t asked)
 	{
 		keep_.live = false; // a keep serves one validation loop or one create (gather_sorted())
+		list_pages_ = UINT64_MAX; // no list: no repack
 		grow(id);
 		Bo &b = bo_[id];
 		b.pages = (size + kPage - 1) / kPage;
@@ -901,6 +937,12 @@ private:
 		for (uint32_t i = 0; i < n; i++)
 			if (!list[i].dup)
 				bo_[list[i].id].reserved_by = cs_no_;
+		if (c_.predict_repack) [[unlikely]] { // what the list wants in VRAM (repack_span())
+			list_pages_ = 0;
+			for (uint32_t i = 0; i < n; i++)
+				if (!list[i].dup && (list[i].preferred & DomainVram))
+					list_pages_ += bo_[list[i].id].pages;
+		}
 		// 6.12 validates the reserved list (duplicates went to their own list); 6.14-7.2's
 		// radeon_bo_list_validate() walks every entry, a BO named twice validated twice; the
 		// duplicate fix takes drm_exec's -EALREADY entries off the list again
@@ -1064,6 +1106,8 @@ private:
 	// Belady's order, the victims, the relocations seen so far
 	std::vector<uint64_t> next_use_; // per BO: the submission that names it next
 	std::vector<BeladyCandidate> belady_;
+	// predict_repack: the pinned BOs' pages; the pages of this list's BOs that want VRAM
+	uint64_t pinned_pages_ = 0, list_pages_ = UINT64_MAX;
 	BeladyScratch belady_scratch_;
 	std::vector<uint32_t> victims_;
 	uint64_t relocs_seen_ = 0;

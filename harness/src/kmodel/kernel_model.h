@@ -191,6 +191,10 @@ struct KernelConfig {
 	// instead of evicting nothing: measured on 16 boards and not kept (apitrace's live 12 MiB
 	// tail; docs/window-predict.md). Model only.
 	bool predict_nofit_walk = false;
+	// A predicted scan that finds no window because of the submission's own BOs scans again
+	// with those of them that may live in GTT as candidates, so that a frame whose own BOs
+	// lie scattered can pack them again (docs/window-predict.md, "Repack"). Model only.
+	bool predict_repack = false;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.
 	OracleObserver *observer = nullptr;
@@ -242,6 +246,8 @@ struct KernelResult {
 	uint64_t windows = 0, window_fallbacks = 0, window_nofit = 0, window_saved_pages = 0,
 	         window_cold = 0;
 	uint64_t window_escalations = 0;   // predicted scans that went on past scan_max
+	// predict_repack: scans again with the submission's own BOs, and own BOs those evicted
+	uint64_t window_repack_scans = 0, window_repacks = 0;
 	uint64_t impossible_noevict = 0;   // allocations too large for VRAM, refused without eviction
 	// ttm_bo_evict_alloc() calls, and those for a BO larger than VRAM: every eviction rule
 	// (fit, window, keys, guard, oracle) acts there and nowhere else, and the fit rule only on

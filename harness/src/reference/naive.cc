@@ -256,6 +256,7 @@ struct NaiveKernel {
 	};
 	uint64_t guarded_pages = 0;
 	uint64_t next_cs = 0; // the clairvoyant rules: the first submission still to come
+	uint64_t list_pages = UINT64_MAX; // the list's BOs that want VRAM (none: no list)
 	std::vector<B> bo;
 	std::vector<ReuseEstimate> reuse; // the predicted window: each BO's estimate, as reuse.h says
 	bool may_decline = false;         // predicted admission may leave this BO in GTT
@@ -552,7 +553,24 @@ struct NaiveKernel {
 		std::stable_sort(cand.begin(), cand.end(),
 		                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
 		std::vector<uint32_t> removed;
-		const uint64_t hit = first_stretch(cand, size, high, removed);
+		uint64_t hit = first_stretch(cand, size, high, removed);
+		// the repack: nothing fitted with every LRU entry seen and one of them was the
+		// submission's own; they join (all may live in GTT; the guarded stay), same order
+		const bool repack = c.predict_repack && hit == UINT64_MAX &&
+		                    order.size() <= bound && cand.size() < seen &&
+		                    list_pages <= c.vram / kPage;
+		if (repack) {
+			std::vector<uint32_t> more;
+			for (size_t i = 0; i < seen; i++) {
+				if (!(c.guard && bo[order[i]].until_us))
+					more.push_back(order[i]);
+			}
+			std::stable_sort(more.begin(), more.end(),
+			                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
+			r.window_repack_scans++;
+			removed.clear();
+			hit = first_stretch(more, size, high, removed);
+		}
 		if (hit == UINT64_MAX) {
 			if (order.size() > bound && bound == c.scan_max &&
 			    c.predict_escalate > c.scan_max) {
@@ -568,10 +586,11 @@ struct NaiveKernel {
 			return 0;
 		}
 		std::vector<uint32_t> victims;
-		uint64_t rate = 0, victim_pages = 0;
+		uint64_t rate = 0, victim_pages = 0, own = 0;
 		for (uint32_t v : removed)
 			if (bo[v].start < hit + size && hit < bo[v].start + bo[v].pages) {
 				victims.push_back(v);
+				own += bo[v].reserved;
 				rate += ReuseEstimate::rate(bo[v].pages, reuse[v].predicted_next(r.cs) - r.cs);
 				victim_pages += bo[v].pages;
 			}
@@ -589,6 +608,7 @@ struct NaiveKernel {
 				return 0;
 			}
 		}
+		r.window_repacks += own;
 		place_in_window(id, hit, victims);
 		return 1;
 	}
@@ -731,6 +751,7 @@ struct NaiveKernel {
 	}
 	void create(uint32_t id)
 	{
+		list_pages = UINT64_MAX;
 		bo[id].pages = (t.size[id] + kPage - 1) / kPage;
 		if (!bo[id].pages) {
 			r.creates_refused++;
@@ -779,8 +800,11 @@ struct NaiveKernel {
 				seen |= h.id == e.id;
 			(seen ? dups : head).push_back(e);
 		}
-		for (const E &e : head)
+		list_pages = 0; // the repack's test: the list's BOs that want VRAM fit in it
+		for (const E &e : head) {
 			bo[e.id].reserved = true;
+			list_pages += e.pref & DomainVram ? bo[e.id].pages : 0;
+		}
 		const uint64_t u = used * kPage, half = c.vram >> 1;
 		uint64_t thr = std::max<uint64_t>(((u >= half ? 0 : half - u) >> 1), 1 << 20);
 		if (c.budget) {
