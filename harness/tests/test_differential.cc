@@ -147,6 +147,7 @@ TEST(Differential, WindowEvictionAndTheMoveBudgetMatchTheNaiveReference)
 	EXPECT_GT(resumed_admit, 100u);
 	EXPECT_GT(resumed_bounded, 100u);
 	EXPECT_GT(escalations, 100u);
+	EXPECT_GT(repack_scans, 100u);
 	EXPECT_GT(repacks, 100u); // and the repack evicted own BOs
 	std::printf("predicted window: %llu gathers resumed (%llu from the tail's additions, %llu "
 	            "with admission, %llu bounded), %llu scans escalated, %llu repack scans "

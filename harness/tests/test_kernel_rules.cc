@@ -411,33 +411,37 @@ TEST(WindowPredict, NoWindowPastAnObstacleFallsBackToTheWalkWithNofitWalk)
 // predicted scan finds no window and E is read from GTT in every submission. The repack takes
 // B and D as candidates too: one window evicts an own BO once, and from the next submission
 // on all three are in VRAM (A and C gone). E of 768 KiB: the three do not fit in 1 MiB
-// together, and the repack does not try.
+// together, and the repack does not try. The same with 256 KiB pinned below them in 1.25
+// MiB: E of 768 KiB fits in VRAM with B and D, but not beside the pinned BO.
 TEST(WindowPredict, RepackMovesTheSubmissionsOwnBosWhereTheListFitsInVram)
 {
-	for (const uint64_t e_kib : {512, 768}) {
-		Builder b;
-		[[maybe_unused]] const auto [a, bb, c, d] = b.four();
-		const uint32_t e = b.create(e_kib, DomainGtt);
-		for (int i = 0; i < 4; i++)
-			b.cs({{bb, false}, {d, false}, {e, false}});
-		KernelConfig k = checked_config(1024);
-		apply_choice(kernel_choice("window-predict", 0), k);
-		const KernelResult plain = simulate_kernel(b.t, k);
-		k.predict_repack = true;
-		const KernelResult repack = simulate_kernel(b.t, k);
-		EXPECT_EQ(plain.window_nofit, 4u);
-		EXPECT_EQ(plain.gtt_accesses, 4u);
-		EXPECT_EQ(plain.window_repack_scans, 0u);
-		if (e_kib == 768) {
-			EXPECT_EQ(repack.window_repack_scans, 0u);
-			EXPECT_EQ(repack.digest, plain.digest);
-			continue;
+	for (const uint64_t pin : {0, 256})
+		for (const uint64_t e_kib : {512, 768}) {
+			Builder b;
+			[[maybe_unused]] const auto [a, bb, c, d] = b.four();
+			const uint32_t e = b.create(e_kib, DomainGtt);
+			for (int i = 0; i < 4; i++)
+				b.cs({{bb, false}, {d, false}, {e, false}});
+			KernelConfig k = checked_config(1024 + pin);
+			if (pin)
+				k.pinned = {pin * 1024};
+			apply_choice(kernel_choice("window-predict", 0), k);
+			const KernelResult plain = simulate_kernel(b.t, k);
+			k.predict_repack = true;
+			const KernelResult repack = simulate_kernel(b.t, k);
+			SCOPED_TRACE(testing::Message() << "pinned " << pin << " KiB, E " << e_kib << " KiB");
+			EXPECT_EQ(plain.window_nofit, 4u);
+			EXPECT_EQ(plain.gtt_accesses, 4u);
+			if (e_kib == 768) {
+				EXPECT_EQ(repack.window_repack_scans, 0u);
+				EXPECT_EQ(repack.digest, plain.digest);
+				continue;
+			}
+			EXPECT_EQ(repack.window_repack_scans, 1u);
+			EXPECT_EQ(repack.window_repacks, 1u);
+			EXPECT_EQ(repack.window_nofit, 0u);
+			EXPECT_EQ(repack.gtt_accesses, 1u); // the own BO evicted, in the first submission
 		}
-		EXPECT_EQ(repack.window_repack_scans, 1u);
-		EXPECT_EQ(repack.window_repacks, 1u);
-		EXPECT_EQ(repack.window_nofit, 0u);
-		EXPECT_EQ(repack.gtt_accesses, 1u); // the own BO evicted, in the first submission only
-	}
 }
 
 // Escalation: [A][B][C][D], 256 KiB each, fill 1 MiB; B and D are used again, so the LRU is

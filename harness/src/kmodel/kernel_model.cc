@@ -675,7 +675,7 @@ private:
 				evict(v);
 			}
 		if (!repack)
-			forget_victims(); // else repack_span() ended the keep
+			forget_victims(); // else repack_span() ended the keep (it found a window)
 		place_at(id, at);
 		return Scan::Fit;
 	}
@@ -692,15 +692,19 @@ private:
 	// bounded, so this one visits the whole LRU. Model only.
 	template <class KeyOf> uint64_t repack_span(uint32_t id, KeyOf key_of)
 	{
-		keep_.live = false; // belady_ is no longer the kept candidates
 		fresh_.clear();
-		uint32_t rank = 0;
+		uint32_t rank = 0, own = 0;
 		order_.walk([&](uint32_t v) {
-			if (!(c_.guard && guard_.guarded(v)))
+			if (!(c_.guard && guard_.guarded(v))) {
 				fresh_.push_back({key_of(v), rank, v});
+				own += bo_[v].reserved_by == cs_no_;
+			}
 			rank++;
 			return false;
 		});
+		if (!own) // the thrash guard's BOs were the only obstacles
+			return UINT64_MAX;
+		keep_.live = false; // belady_ is no longer the kept candidates
 		sort_belady(fresh_, belady_scratch_);
 		belady_.swap(fresh_);
 		r_.window_repack_scans++;
@@ -937,7 +941,9 @@ private:
 		for (uint32_t i = 0; i < n; i++)
 			if (!list[i].dup)
 				bo_[list[i].id].reserved_by = cs_no_;
-		if (c_.predict_repack) [[unlikely]] { // what the list wants in VRAM (repack_span())
+		// what the list wants in VRAM (repack_span()); a BO named twice counts by its first
+		// entry (6.14-7.2 validate the second too, with its own domain: an approximation)
+		if (c_.predict_repack) [[unlikely]] {
 			list_pages_ = 0;
 			for (uint32_t i = 0; i < n; i++)
 				if (!list[i].dup && (list[i].preferred & DomainVram))

@@ -192,9 +192,9 @@ struct KernelConfig {
 	// tail; docs/window-predict.md). Model only.
 	bool predict_nofit_walk = false;
 	// A predicted scan that finds no window because of the submission's own BOs scans again
-	// with them as candidates, where the list's BOs that want VRAM fit in it, so that a frame
-	// whose own BOs lie scattered can pack them again (docs/window-predict.md, "Repack").
-	// Model only.
+	// with them as candidates, where the list's BOs that want VRAM fit in it beside the pinned
+	// ones, so that a frame whose own BOs lie scattered can pack them again
+	// (docs/window-predict.md, "Repack"). Model only.
 	bool predict_repack = false;
 	// Told every decision of the clairvoyant window (labels for learning it); the model then
 	// also keeps each BO's create time, use count and returns from GTT.

@@ -554,10 +554,15 @@ struct NaiveKernel {
 		                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
 		std::vector<uint32_t> removed;
 		uint64_t hit = first_stretch(cand, size, high, removed);
-		// the repack: nothing fitted with every LRU entry seen and one of them was the
-		// submission's own; they join (all may live in GTT; the guarded stay), same order
+		// the repack: nothing fitted with every LRU entry seen and some were the
+		// submission's own; they join (all may live in GTT; the guarded stay), same order.
+		// The fit test without pinned BOs: the naive models none (the differential test
+		// pins nothing; WindowPredict.Repack* pins)
+		bool own_seen = false;
+		for (size_t i = 0; i < seen; i++)
+			own_seen |= bo[order[i]].reserved && !(c.guard && bo[order[i]].until_us);
 		const bool repack = c.predict_repack && hit == UINT64_MAX &&
-		                    order.size() <= bound && cand.size() < seen &&
+		                    order.size() <= bound && cand.size() < seen && own_seen &&
 		                    list_pages <= c.vram / kPage;
 		if (repack) {
 			std::vector<uint32_t> more;
