@@ -558,23 +558,22 @@ struct NaiveKernel {
 		// submission's own; they join (all may live in GTT; the guarded stay), same order.
 		// The fit test without pinned BOs: the naive models none (the differential test
 		// pins nothing; WindowPredict.Repack* pins)
-		bool own_seen = false;
-		for (size_t i = 0; i < seen; i++)
-			own_seen |= bo[order[i]].reserved && !(c.guard && bo[order[i]].until_us);
-		const bool repack = c.predict_repack && hit == UINT64_MAX &&
-		                    order.size() <= bound && cand.size() < seen && own_seen &&
-		                    list_pages <= c.vram / kPage;
-		if (repack) {
+		if (c.predict_repack && hit == UINT64_MAX && order.size() <= bound &&
+		    cand.size() < seen && list_pages <= c.vram / kPage) {
 			std::vector<uint32_t> more;
-			for (size_t i = 0; i < seen; i++) {
-				if (!(c.guard && bo[order[i]].until_us))
+			bool own_seen = false;
+			for (size_t i = 0; i < seen; i++)
+				if (!(c.guard && bo[order[i]].until_us)) {
 					more.push_back(order[i]);
+					own_seen |= bo[order[i]].reserved;
+				}
+			if (own_seen) {
+				std::stable_sort(more.begin(), more.end(),
+				                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
+				r.window_repack_scans++;
+				removed.clear();
+				hit = first_stretch(more, size, high, removed);
 			}
-			std::stable_sort(more.begin(), more.end(),
-			                 [&](uint32_t a, uint32_t b) { return key(a) > key(b); });
-			r.window_repack_scans++;
-			removed.clear();
-			hit = first_stretch(more, size, high, removed);
 		}
 		if (hit == UINT64_MAX) {
 			if (order.size() > bound && bound == c.scan_max &&
