@@ -55,6 +55,8 @@ def replay(vramlab, run, config):
     unused = config.get("evict_unused", 0)
     if predict and unused:  # VRADEON_EVICT_UNUSED: never-named BOs first after as many
         cmd[6:6] = ["--predict-unused", str(unused)]
+    if predict and config.get("evict_repack", 0):  # VRADEON_EVICT_REPACK: the repack
+        cmd[6:6] = ["--predict-repack"]
     if mbps:
         cmd[6:6] = ["--budget-mbps", str(mbps), "--budget-cap-ms", str(config["move_budget_ms"])]
     # a BO larger than VRAM: as the live model did (a shim before "too_big" always refused)

@@ -20,6 +20,9 @@
  *   VRADEON_EVICT_UNUSED=0           radeon.evict_unused (with the prediction: a BO no
  *                                    submission has named in this many since its creation
  *                                    is evicted first; 0 = off)
+ *   VRADEON_EVICT_REPACK=0           radeon.evict_repack (with the prediction: the submission's
+ *                                    own BOs as candidates where they alone block every
+ *                                    window and its VRAM BOs fit; 1 = on)
  *   VRADEON_MOVE_BUDGET_MBPS=0       radeon.move_budget_mbps (time-based move budget; 0 = off)
  *   VRADEON_MOVE_BUDGET_MS=200       radeon.move_budget_ms (the budget's cap)
  *   VRADEON_LAB_CS_END=0             radeon.lab_cs_end (the submission path: 0 Linux 6.12's,
@@ -714,6 +717,7 @@ drm_shim_driver_init(void)
       .evict_predict = debug_get_num_option("VRADEON_EVICT_PREDICT", 0),
       .evict_admit = debug_get_num_option("VRADEON_EVICT_ADMIT", 0),
       .evict_unused = debug_get_num_option("VRADEON_EVICT_UNUSED", 0),
+      .evict_repack = debug_get_num_option("VRADEON_EVICT_REPACK", 0),
    };
    char err[512], meta[256];
    char *trace = vradeon_path("VRADEON_TRACE");

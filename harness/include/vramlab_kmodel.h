@@ -50,6 +50,10 @@ struct vramlab_kmodel_config {
    /* radeon.evict_unused: with evict_predict, a BO that no submission has named in this many
     * submissions since its creation is evicted first, 1..1048576; 0 = off */
    uint32_t evict_unused;
+   /* radeon.evict_repack: with evict_predict, a scan that saw the whole LRU and found no window
+    * because of the submission's own BOs takes them as candidates too, where the BOs the
+    * submission wants in VRAM fit beside the pinned ones; 0 = off, 1 = on */
+   uint32_t evict_repack;
 };
 
 struct vramlab_kmodel_reloc {

@@ -88,16 +88,21 @@ TEST(KmodelC, LiveEqualsReplayOnRealTraces)
 	}
 }
 
-// radeon.evict_predict, radeon.evict_admit and radeon.evict_unused (the 7.2 series): the
-// live model is the replay's window-predict and window-predict+admit, admission at the
-// parameter's charge, never-named BOs first after the parameter's submissions
+// radeon.evict_predict, radeon.evict_admit, radeon.evict_unused and radeon.evict_repack (the
+// 7.2 series): the live model is the replay's window-predict and window-predict+admit,
+// admission at the parameter's charge, never-named BOs first after the parameter's
+// submissions, the submission's own BOs repacked
 TEST(KmodelC, ThePredictedWindowAndAdmissionAreTheReplays)
 {
 	const KernelTrace t = load_kernel_trace(VRAMLAB_SOURCE_DIR "/../traces/nexuiz1.bin");
-	uint64_t bypassed = 0;
+	struct Params {
+		uint32_t admit, unused, repack;
+	};
+	uint64_t bypassed = 0, repacked = 0;
 	uint64_t plain_digest = 0;
 	bool unused_acted = false;
-	for (auto [admit, unused] : {std::pair{0u, 0u}, {1000u, 0u}, {250u, 0u}, {0u, 64u}}) {
+	for (auto [admit, unused, repack] : {Params{0, 0, 0}, {1000, 0, 0}, {250, 0, 0}, {0, 64, 0},
+	                                     {0, 0, 1}, {1000, 0, 1}}) {
 		KernelConfig c;
 		c.stock = Stock::V6_14_Fixed;
 		c.vram = 24ull << 20;
@@ -107,18 +112,23 @@ TEST(KmodelC, ThePredictedWindowAndAdmissionAreTheReplays)
 		c.admit_predict = admit != 0;
 		c.admit_gtt_permille = admit;
 		c.predict_unused = unused;
+		c.predict_repack = repack != 0;
 		const KernelResult want = simulate_kernel(t, c);
 		bypassed += want.admit_bypasses;
-		if (!admit && !unused)
+		repacked += want.window_repack_scans;
+		if (!admit && !unused && !repack)
 			plain_digest = want.digest;
 		else if (unused)
 			unused_acted = want.digest != plain_digest;
-		const vramlab_kmodel_config cc = {c.vram, 0, 0, 256, 1024, 0, 0, nullptr, 2, 0, 1, admit, unused};
-		SCOPED_TRACE("evict_admit " + std::to_string(admit) + " evict_unused " + std::to_string(unused));
+		const vramlab_kmodel_config cc = {c.vram, 0, 0, 256, 1024, 0, 0, nullptr, 2, 0, 1, admit, unused,
+		                                  repack};
+		SCOPED_TRACE("evict_admit " + std::to_string(admit) + " evict_unused " + std::to_string(unused) +
+		             " evict_repack " + std::to_string(repack));
 		expect_live_equals(cc, t, want);
 	}
 	EXPECT_GT(bypassed, 0u);   // admission acted, or the test shows nothing
 	EXPECT_TRUE(unused_acted); // so did the never-named rule
+	EXPECT_GT(repacked, 0u);   // and the repack
 }
 
 TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
@@ -142,7 +152,9 @@ TEST(KmodelC, BadConfigsAreRefusedWithAMessage)
 	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 2, 0, 0},
 	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 100001, 0},
 	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 0, 0, 64},
-	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 0, (1 << 20) + 1}}) {
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 0, (1 << 20) + 1},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 0, 0, 0, 1},
+	                                        vramlab_kmodel_config{1 << 20, 0, 0, 256, 16, 0, 0, nullptr, 0, 0, 1, 0, 0, 2}}) {
 		err[0] = 0;
 		EXPECT_EQ(vramlab_kmodel_new(&bad, err, sizeof(err)), nullptr);
 		EXPECT_NE(std::string(err).find("evict_predict must be"), std::string::npos) << err;

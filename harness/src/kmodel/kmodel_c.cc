@@ -96,11 +96,12 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 		return nullptr;
 	}
 	if (c->evict_predict > 1 || c->evict_admit > 100000 || c->evict_unused > (1u << 20) ||
-	    ((c->evict_predict || c->evict_admit) && !c->evict_window) ||
-	    ((c->evict_admit || c->evict_unused) && !c->evict_predict)) {
+	    c->evict_repack > 1 || ((c->evict_predict || c->evict_admit) && !c->evict_window) ||
+	    ((c->evict_admit || c->evict_unused || c->evict_repack) && !c->evict_predict)) {
 		set_err(err, err_size, "evict_predict must be 0 or 1, evict_admit 0..100000 (per "
-		                       "mille) and evict_unused 0..1048576, evict_predict needs "
-		                       "evict_window and evict_admit and evict_unused evict_predict");
+		                       "mille), evict_unused 0..1048576 and evict_repack 0 or 1; "
+		                       "evict_predict needs evict_window, and evict_admit, "
+		                       "evict_unused and evict_repack need evict_predict");
 		return nullptr;
 	}
 	// radeon.lab_cs_end's values are Stock's (bo_score with 6.14 is refused by the model)
@@ -117,6 +118,7 @@ vramlab_kmodel *vramlab_kmodel_new(const vramlab_kmodel_config *c, char *err, si
 	k.admit_predict = c->evict_admit != 0;
 	k.admit_gtt_permille = c->evict_admit;
 	k.predict_unused = c->evict_unused;
+	k.predict_repack = c->evict_repack != 0;
 	k.budget = c->move_budget_mbps != 0;
 	k.budget_mbps = c->move_budget_mbps ? c->move_budget_mbps : k.budget_mbps;
 	k.budget_cap_ms = c->move_budget_ms ? c->move_budget_ms : k.budget_cap_ms;
@@ -255,6 +257,7 @@ int vramlab_kmodel_write_json(vramlab_kmodel *m, const char *path, char *err, si
 		               {"evict_predict", m->config.window_predict ? 1 : 0},
 		               {"evict_admit", m->config.admit_predict ? m->config.admit_gtt_permille : 0},
 		               {"evict_unused", m->config.window_predict ? m->config.predict_unused : 0},
+		               {"evict_repack", m->config.predict_repack ? 1 : 0},
 		               {"move_budget_mbps", m->config.budget ? m->config.budget_mbps : 0},
 		               {"move_budget_ms", m->config.budget_cap_ms},
 		               {"lab_cs_end", int(m->config.stock)},
