@@ -722,20 +722,22 @@ expect_fail "export of a trace and its copy" "are both rr_glsmoke_barts_6mib in 
 # three sizes, each for stock 7.2, the fixes and the whole series (window off), the series with
 # window eviction at two bounds at the two smaller sizes, and there the predicted window
 # (radeon.evict_predict) alone and with admission (radeon.evict_admit=1000) at bound 1024 and
-# with admission at 4, and with never-named BOs first (radeon.evict_unused=32) at bound 1024;
-# neither the 6.12 suite's fields (topdown, cs_end) nor its pinned tables; an unknown kernel
-# is refused.
+# with admission at 4, with never-named BOs first (radeon.evict_unused=32) at bound 1024, and
+# with the repack (radeon.evict_repack) alone and with admission at bound 1024; neither the
+# 6.12 suite's fields (topdown, cs_end) nor its pinned tables; an unknown kernel is refused.
 "$bin" trace export --kunit --kernel 7.2 -o "$work/k72.h" "$live" 2>/dev/null &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_STOCK, 0, false, 0, 0, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_FIXES, 0, false, 0, 0, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 0, false, 0, 0, {" "$work/k72.h")" = 3 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, false, 0, 0, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, false, 0, 0, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 0, 0, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 1000, 0, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, true, 1000, 0, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 0, 32, {" "$work/k72.h")" = 2 ] &&
-	[ "$(grep -c "^	{ 0, [0-9]*, RR_[A-Z]*, [0-9]*, [a-z]*, [0-9]*, [0-9]*, {" "$work/k72.h")" = 21 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_STOCK, 0, false, 0, 0, false, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_FIXES, 0, false, 0, 0, false, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 0, false, 0, 0, false, {" "$work/k72.h")" = 3 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, false, 0, 0, false, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, false, 0, 0, false, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 0, 0, false, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 1000, 0, false, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 4, true, 1000, 0, false, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 0, 32, false, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 0, 0, true, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_SERIES, 1024, true, 1000, 0, true, {" "$work/k72.h")" = 2 ] &&
+	[ "$(grep -c "^	{ 0, [0-9]*, RR_[A-Z]*, [0-9]*, [a-z]*, [0-9]*, [0-9]*, [a-z]*, {" "$work/k72.h")" = 25 ] &&
 	! grep -q 'RADEON_CS_END\|rr_pinned' "$work/k72.h" && ok || bad "trace export --kernel 7.2: $(head -c 300 "$work/k72.h")"
 # --admit-permille (radeon.evict_admit, the virtual radeon's VRADEON_EVICT_ADMIT): admission's
 # GTT charge in a plain run; a higher charge leaves fewer BOs in GTT; refused where no policy
