@@ -165,6 +165,23 @@ print("ok" if ok else "bad %s %s" % (row(two, 4), row(four, 4)))
 PY
 )
 [ "$admit_check" = ok ] && ok || bad "decide, a policy per GTT charge: $admit_check"
+# An option radeon does not have (--nofit-walk) makes the predicted window's rows the model's
+# own in "What to boot", whatever their verdicts; the repack is radeon's (radeon.evict_repack)
+for opt in --nofit-walk --predict-repack; do
+	"$bin" decide --corpus "$traces"/nexuiz1.bin --vram 64 --ensemble 1 --gtt-cost 1 --quiet \
+		--policies lru,window-predict $opt --json "$work/mo$opt.json" >/dev/null 2>&1 ||
+		bad "decide with $opt"
+done
+mo_check=$(/usr/bin/python3 - "$work/mo--nofit-walk.json" "$work/mo--predict-repack.json" <<'PY'
+import json, sys
+walk, repack = ([b["class"] for b in json.load(open(f))["boot"] if b["policy"] == "window-predict"]
+                for f in sys.argv[1:])
+ok = (walk and all("model only (--nofit-walk" in c for c in walk)
+      and repack and not any("model only" in c for c in repack))
+print("ok" if ok else "bad %s %s" % (walk, repack))
+PY
+)
+[ "$mo_check" = ok ] && ok || bad "decide, model-only options in What to boot: $mo_check"
 # --run-times: one CSV row per replay (the copies are not replays), and the table unchanged
 "$bin" decide --corpus "$traces"/nexuiz1.bin --vram 32,64 --ensemble 2 --gtt-cost 1 --quiet \
 	--policies lru,window,fit --json "$work/rt.json" --run-times "$work/rt.csv" >/dev/null 2>&1 ||

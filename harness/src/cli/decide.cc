@@ -209,8 +209,24 @@ const char *model_only(const std::string &pol)
 	return nullptr;
 }
 
+// Options of this run that radeon does not have (--nofit-walk, the folds' other constants):
+// the predicted window's rows are then the model's own, whatever the policy's name says
+const char *model_only_options(const KernelConfig &c)
+{
+	const KernelConfig k; // radeon's constants
+	if (c.predict_nofit_walk)
+		return "model only (--nofit-walk is not in the series)";
+	if (c.predict_size_exp2 != k.predict_size_exp2 || c.admit_reads != k.admit_reads ||
+	    c.predict_gap_ratio != k.predict_gap_ratio || c.predict_gap_trust != k.predict_gap_trust ||
+	    c.predict_overdue_gap != k.predict_overdue_gap || c.predict_trusted != k.predict_trusted ||
+	    c.predict_regime != k.predict_regime || c.predict_escalate != k.predict_escalate ||
+	    c.predict_move_pages != k.predict_move_pages)
+		return "model only (constants other than radeon's)";
+	return nullptr;
+}
+
 nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
-                          const std::vector<std::string> &bases)
+                          const std::vector<std::string> &bases, const char *options_only)
 {
 	bool has_clean = false;
 	for (const auto &v : verdicts)
@@ -286,6 +302,8 @@ nlohmann::json print_boot(FILE *out, const nlohmann::json &verdicts,
 					c = count(pol.substr(colon + 1), "lru");
 				}
 				const char *only = model_only(pol);
+				if (!only && pol.find("window-predict") != std::string::npos)
+					only = options_only;
 				const bool dflt = c.all(c.win + c.neutral) && c.win;
 				cls = c.all(c.neutral) ? "the same as stock"
 				      : dflt && only   ? "robust at every size"
@@ -1223,7 +1241,7 @@ void run_decide(const DecideArgs &a)
 		std::vector<std::string> bases;
 		for (size_t i : base_of)
 			bases.push_back(pol_names[i]);
-		boot = print_boot(tab, verdicts, bases);
+		boot = print_boot(tab, verdicts, bases, model_only_options(a.config));
 	}
 	std::fflush(tab);
 	size_t tl = 0;

@@ -184,7 +184,7 @@ void add_mechanism_options(CLI::App *c, KernelConfig &k)
 	c->add_flag("--predict-repack", k.predict_repack,
 	            "window-predict: a scan that finds no window because of the submission's own BOs "
 	            "scans again with them as candidates, where the list's BOs that want VRAM fit in "
-	            "it beside the pinned ones (not in the kernel; docs/window-predict.md)")
+	            "it beside the pinned ones (radeon.evict_repack; docs/window-predict.md)")
 	    ->multi_option_policy(CLI::MultiOptionPolicy::Throw)
 	    ->disable_flag_override();
 	c->add_option("--predict-escalate", k.predict_escalate,
