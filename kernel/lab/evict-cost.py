@@ -23,8 +23,11 @@ import vramlab_safe_write as safe  # noqa: E402  (harness/python: outputs writte
 
 # entries= and ps_per_entry= since the 7.2 port: optional, older logs lack them
 # " ordered" after the window: the scan in a driver's order (radeon.evict_predict), 7.2;
-# " escalating": that order goes on to 4096 entries where its bound held no window
-LINE = re.compile(r"evict-cost case=(\S+) vram=(\d+) window=(\d+)( ordered)?( escalating)? "
+# " escalating": that order goes on to 4096 entries where its bound held no window;
+# " own": fillers held with the evictor's ticket; " repack": the order lets them in (7.2's
+# radeon.evict_repack)
+LINE = re.compile(r"evict-cost case=(\S+) vram=(\d+) window=(\d+)( ordered)?( escalating)?"
+                  r"( own)?( repack)? "
                   r"fillers=(\d+) "
                   r"evicted=(\d+) ns_min=(\d+) ns_median=(\d+) ns_max=(\d+)"
                   r"(?: entries=(\d+) ps_per_entry=(\d+))?")
@@ -38,11 +41,12 @@ def parse(path, kernel):
         for no, line in enumerate(f, 1):
             m = LINE.search(line)
             if m:
-                (case, vram, window, ordered, escalating, fillers, evicted, lo, med, hi, ent,
-                 ps) = m.groups()
+                (case, vram, window, ordered, escalating, own, repack, fillers, evicted, lo,
+                 med, hi, ent, ps) = m.groups()
                 rows.append({"family": "validate", "kernel": kernel, "case": case,
                              "vram_pages": int(vram), "window": int(window),
                              "ordered": bool(ordered), "escalating": bool(escalating),
+                             "own": bool(own), "repack": bool(repack),
                              "fillers": int(fillers), "evicted": int(evicted),
                              "ns_min": int(lo), "ns_median": int(med), "ns_max": int(hi),
                              "entries": int(ent) if ent else None,
@@ -82,6 +86,7 @@ def listing(a):
         r["vs_unpatched_pct"] = pct
         vs = "-" if pct is None else f"{pct:+.1f}%"
         suffix = "oe" if r.get("escalating") else "o" if r.get("ordered") else ""
+        suffix += "r" if r.get("repack") else "h" if r.get("own") else ""
         window = f"{r['window']}{suffix}" if r["window"] else "walk"
         print(f"{r['case']:10} {mib(r['vram_pages']):>7} {r['kernel']:7} "
               f"{window:>6} {r['fillers']:>7} {r['evicted']:>7} "
@@ -114,6 +119,14 @@ def what(r):
         return "A1 LRU cursor walk"
     if r["window"] == 0:
         return "TTM walk, window off"
+    # a quarter of the fillers held by the evictor's submission; with the repack callback
+    # a second pass over every entry, which finds no window either
+    if r.get("own"):
+        if not r["case"].startswith("nofit"):
+            return None
+        again = ", the repack's second pass" if r.get("repack") else ""
+        return (f"window scan, driver's order, N = {r['window']} escalating to 4096, "
+                f"a quarter held{again}")
     # no window exists: an escalating scan visits its bound, then 4096 entries
     if r["case"].startswith("nofit") and r.get("escalating"):
         return f"window scan, driver's order, N = {r['window']} escalating to 4096"

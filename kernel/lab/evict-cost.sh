@@ -82,6 +82,8 @@ for kind in "${kinds[@]}"; do
 		>/dev/null && flags+=" -DTTM_EVICT_COST_ORDER"
 	grep -E '^[[:space:]]unsigned int escalate;' "$tree/include/drm/ttm/ttm_range_manager.h" \
 		>/dev/null && flags+=" -DTTM_EVICT_COST_ESCALATE"
+	grep -E 'bool \(\*repack\)\(' "$tree/include/drm/ttm/ttm_range_manager.h" \
+		>/dev/null && flags+=" -DTTM_EVICT_COST_REPACK"
 	echo "CFLAGS_ttm_evict_cost_test.o :=$flags" >>"$mk"
 	for arch in um x86_64; do
 		log=$out/$kind-$arch.log

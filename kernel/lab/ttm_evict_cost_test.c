@@ -14,7 +14,9 @@
  * TTM_EVICT_COST_LRU_CURSOR where it exports the drivers' LRU cursor (7.2),
  * and TTM_EVICT_COST_ORDER where the range manager takes a driver's order
  * (ttm_range_man_set_evict_order(), 7.2's radeon.evict_predict), and
- * TTM_EVICT_COST_ESCALATE where that order may escalate a bounded scan.
+ * TTM_EVICT_COST_ESCALATE where that order may escalate a bounded scan,
+ * and TTM_EVICT_COST_REPACK where it may let the evictor's own BOs in
+ * (ttm_range_evict_order.repack, 7.2's radeon.evict_repack).
  *
  * Each round lays out fillers of random sizes bottom-up in a VRAM range
  * manager until it is full, orders its LRU list randomly (every filler is
@@ -35,6 +37,15 @@
  * "escalating" case goes on to 4096 entries where its bound found no
  * window, as radeon's order does: in the pinned layouts every scan does,
  * its worst case.
+ *
+ * The "own" cases hold some fillers with the evictor's ww ticket, as a
+ * submission holds its other BOs while it validates one: no scan may take
+ * them.  With "repack" the order lets each of them in (the tests
+ * radeon_evict_repack_own() makes), so a scan that saw every entry and
+ * found no window runs once more over the same entries: in a pinned layout
+ * that second pass finds nothing either, the most a repack adds under the
+ * locks; in the "own-256" layout (every other filler held) only the second
+ * pass finds a window, and the held fillers in it are evicted.
  *
  * The second family (ttm_evict_cost_a1, 7.2 only) lays out the same rounds
  * and times design A1's first half: a driver walking VRAM's LRU through
@@ -71,6 +82,10 @@ struct ttm_evict_cost_case {
 	bool ordered;
 	/* With it, escalating to TTM_RANGE_EVICT_ORDER_MAX entries */
 	bool escalating;
+	/* Every own-th filler (index % own == 1) held with the evictor's ticket */
+	u8 own;
+	/* The order's repack callback, letting every held filler in */
+	bool repack;
 };
 
 static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
@@ -100,6 +115,19 @@ static const struct ttm_evict_cost_case ttm_evict_cost_cases[] = {
 	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM, true, true },
 	{ "nofit-64",	 24000, 8, 64,  true,  1024,  -ENOMEM, true, true },
 	{ "nofit-64",	 32768, 8, 64,  true,  1024,  -ENOMEM, true, true },
+	/*
+	 * radeon.evict_repack: a quarter of the fillers held by the evictor's
+	 * submission beside the pinned quarter.  Without the callback one
+	 * escalated scan; with it a second pass over every entry, which the
+	 * pinned fillers still keep from a window
+	 */
+	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM, true, true, 4 },
+	{ "nofit-64",	 8192, 8,  64,  true,  1024,  -ENOMEM, true, true, 4, true },
+	{ "nofit-64",	 24000, 8, 64,  true,  1024,  -ENOMEM, true, true, 4 },
+	{ "nofit-64",	 24000, 8, 64,  true,  1024,  -ENOMEM, true, true, 4, true },
+	/* Every other filler held: only the repack's pass finds a window */
+	{ "own-256",	 8192, 15, 256, false, 1024,  -ENOMEM, true, true, 2 },
+	{ "own-256",	 8192, 15, 256, false, 1024,  0,       true, true, 2, true },
 };
 
 /*
@@ -117,10 +145,14 @@ struct cost_reuse {
 struct cost_bo {
 	struct ttm_buffer_object tbo;
 	atomic64_t *clock;
+	/* radeon_bo.evict_repack, and the copy ring's ready flag */
+	bool repack;
+	const bool *copy_ready;
 	struct cost_reuse reuse;
 };
 
 static atomic64_t cost_clock = ATOMIC64_INIT(1 << 20);
+static bool cost_copy_ready = true;
 
 static void cost_bo_destroy(struct ttm_buffer_object *bo)
 {
@@ -214,14 +246,36 @@ static const struct ttm_range_evict_order cost_order_escalating = {
 	.escalate = TTM_RANGE_EVICT_ORDER_MAX,
 };
 #endif
+#ifdef TTM_EVICT_COST_REPACK
+/*
+ * radeon_evict_repack_own(): both BOs radeon's and marked, and the copy
+ * ring ready.  The evictor here is not a filler, so its half is a pointer
+ * test; the held filler's type, mark and device are read as radeon's are.
+ */
+static bool cost_repack(struct ttm_buffer_object *tbo,
+			struct ttm_buffer_object *own)
+{
+	const struct cost_bo *o = container_of(own, struct cost_bo, tbo);
+
+	return tbo && cost_is_filler(own) && READ_ONCE(o->repack) &&
+	       READ_ONCE(*o->copy_ready);
+}
+
+static const struct ttm_range_evict_order cost_order_repacking = {
+	.key = cost_key,
+	.escalate = TTM_RANGE_EVICT_ORDER_MAX,
+	.repack = cost_repack,
+};
+#endif
 #endif
 
 static void ttm_evict_cost_desc(const struct ttm_evict_cost_case *t,
 				char *desc)
 {
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u window=%u%s%s",
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s vram=%u window=%u%s%s%s%s",
 		 t->name, t->vram, t->window, t->ordered ? " ordered" : "",
-		 t->escalating ? " escalating" : "");
+		 t->escalating ? " escalating" : "", t->own ? " own" : "",
+		 t->repack ? " repack" : "");
 }
 
 KUNIT_ARRAY_PARAM(ttm_evict_cost, ttm_evict_cost_cases, ttm_evict_cost_desc);
@@ -254,6 +308,7 @@ cost_bo(struct kunit *test, u32 pages, struct ttm_placement *placement,
 	bo = kunit_kzalloc(test, sizeof(*bo), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, bo);
 	bo->clock = &cost_clock;
+	bo->copy_ready = &cost_copy_ready;
 	cost_reuse_draw(&bo->reuse, pages, reuse_rnd);
 	drm_gem_private_object_init(priv->drm, &bo->tbo.base,
 				    (size_t)pages * PAGE_SIZE);
@@ -298,6 +353,10 @@ static void cost_layout_init(struct kunit *test,
 				ttm_range_man_set_evict_order(priv->ttm_dev,
 							      TTM_PL_VRAM,
 							      c->window,
+#ifdef TTM_EVICT_COST_REPACK
+							      c->repack ?
+							      &cost_order_repacking :
+#endif
 #ifdef TTM_EVICT_COST_ESCALATE
 							      c->escalating ?
 							      &cost_order_escalating :
@@ -332,6 +391,8 @@ static void cost_layout_init(struct kunit *test,
 		if (c->pinned && l->n % 4 == 3) {
 			ttm_bo_pin(f);
 		} else {
+			container_of(f, struct cost_bo, tbo)->repack =
+				c->own && l->n % c->own == 1;
 			l->lru++;
 			l->lru_pages += pages;
 		}
@@ -373,7 +434,18 @@ static void cost_layout_fini(struct kunit *test, struct cost_layout *l)
 	ttm_mock_manager_fini(priv->ttm_dev, TTM_PL_TT);
 }
 
-/* One round: lay out, shuffle the LRU, time the validate; returns ns */
+static bool cost_held(const struct ttm_evict_cost_case *c,
+		      struct ttm_buffer_object *f)
+{
+	return c->own && container_of(f, struct cost_bo, tbo)->repack;
+}
+
+/*
+ * One round: lay out, shuffle the LRU, time the validate; returns ns.  In
+ * the "own" cases the evictor and the held fillers are reserved with one
+ * ticket before the clock starts, as radeon_bo_list_validate() holds a
+ * submission's list
+ */
 static u64 cost_round(struct kunit *test, const struct ttm_evict_cost_case *c,
 		      struct rnd_state *rnd, u64 *evicted, u32 *fillers,
 		      u32 *entries)
@@ -381,27 +453,57 @@ static u64 cost_round(struct kunit *test, const struct ttm_evict_cost_case *c,
 	struct ttm_test_devices *priv = test->priv;
 	struct ttm_operation_ctx ctx = { };
 	struct ttm_buffer_object *bo;
+	struct ww_acquire_ctx ticket;
 	struct cost_layout l;
+	u32 i, own_evicted = 0;
 	u64 t0, ns;
-	u32 i;
 	int err;
 
 	cost_layout_init(test, c, rnd, &l);
 
 	bo = ttm_bo_kunit_init(test, priv, (size_t)c->pages * PAGE_SIZE, NULL);
-	dma_resv_lock(bo->base.resv, NULL);
+	ww_acquire_init(&ticket, &reservation_ww_class);
+	/* Nobody else locks: no -EDEADLK; no ASSERT while the ticket holds locks */
+	KUNIT_EXPECT_EQ(test, dma_resv_lock(bo->base.resv, c->own ? &ticket : NULL), 0);
+	for (i = 0; i < l.n; i++)
+		if (cost_held(c, l.fillers[i]))
+			KUNIT_EXPECT_EQ(test,
+					dma_resv_lock(l.fillers[i]->base.resv, &ticket), 0);
+	ww_acquire_done(&ticket);
 	t0 = ktime_get_ns();
 	err = ttm_bo_validate(bo, l.placement, &ctx);
 	ns = ktime_get_ns() - t0;
+	for (i = l.n; i--;)
+		if (cost_held(c, l.fillers[i]))
+			dma_resv_unlock(l.fillers[i]->base.resv);
 	dma_resv_unlock(bo->base.resv);
+	ww_acquire_fini(&ticket);
 	KUNIT_EXPECT_EQ(test, err, c->err);
 
 	*evicted = 0;
 	for (i = 0; i < l.n; i++)
-		if (l.fillers[i]->resource->mem_type != TTM_PL_VRAM)
+		if (l.fillers[i]->resource->mem_type != TTM_PL_VRAM) {
 			(*evicted)++;
+			own_evicted += cost_held(c, l.fillers[i]);
+		}
 	*fillers = l.n;
 	*entries = l.lru;
+#ifdef TTM_EVICT_COST_REPACK
+	if (c->own) {
+		struct ttm_range_evict_window_stats stats;
+
+		/* One repack per round with the callback, and only then held fillers go */
+		KUNIT_EXPECT_EQ(test,
+				ttm_range_man_evict_window_stats(priv->ttm_dev,
+								 TTM_PL_VRAM,
+								 &stats), 0);
+		KUNIT_EXPECT_EQ(test, stats.repacked, c->repack ? 1 : 0);
+		if (c->repack && !c->err)
+			KUNIT_EXPECT_GT(test, own_evicted, 0U);
+		else
+			KUNIT_EXPECT_EQ(test, *evicted, 0);
+	}
+#endif
 
 	cost_bo_fini(bo);
 	cost_layout_fini(test, &l);
@@ -429,6 +531,10 @@ static void ttm_evict_cost(struct kunit *test)
 	if (c->escalating)
 		kunit_skip(test, "no escalation of an ordered scan in this kernel");
 #endif
+#ifndef TTM_EVICT_COST_REPACK
+	if (c->own)
+		kunit_skip(test, "no repack of an ordered scan in this kernel");
+#endif
 	/* The same layouts for every mode: one seed per case */
 	prandom_seed_state(&rnd, 0x7672616dULL + c->vram + c->pages);
 	for (r = 0; r < COST_ROUNDS; r++) {
@@ -446,9 +552,10 @@ static void ttm_evict_cost(struct kunit *test)
 	sort(evicted, COST_ROUNDS, sizeof(evicted[0]), cmp_u64, NULL);
 	sort(entries, COST_ROUNDS, sizeof(entries[0]), cmp_u64, NULL);
 	kunit_info(test,
-		   "evict-cost case=%s vram=%u window=%u%s%s fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
+		   "evict-cost case=%s vram=%u window=%u%s%s%s%s fillers=%u evicted=%llu ns_min=%llu ns_median=%llu ns_max=%llu entries=%llu ps_per_entry=%llu\n",
 		   c->name, c->vram, c->window, c->ordered ? " ordered" : "",
-		   c->escalating ? " escalating" : "", fillers,
+		   c->escalating ? " escalating" : "", c->own ? " own" : "",
+		   c->repack ? " repack" : "", fillers,
 		   evicted[COST_ROUNDS / 2], ns[0], ns[COST_ROUNDS / 2],
 		   ns[COST_ROUNDS - 1], entries[COST_ROUNDS / 2],
 		   ps[COST_ROUNDS / 2]);
