@@ -14,6 +14,9 @@
 #   worktrees CACHE/linux-KVER-cost-{base,series} of the git tree KDIR, build
 #   directories and logs in OUT.  The series runs only if SERIES_REV exists
 #   and has ttm_range_man_set_evict_window(); else the base alone.
+# EVICT_COST_ARCHS="um" for User Mode Linux alone (default "um x86_64"), and
+# EVICT_COST_SERIES_ONLY=1 for the series alone: a quick look at one change
+# of the series, with no base to compare to and no struct sizes.
 set -euo pipefail
 
 kver=$1 kdir=$2 cache=$3 out=$4 jobs=$5 base_rev=$6 series_rev=$7
@@ -46,6 +49,10 @@ else
 fi
 
 base=$(git -C "$kdir" rev-parse --verify "$base_rev^{commit}")
+archs=(${EVICT_COST_ARCHS:-um x86_64})
+for arch in "${archs[@]}"; do
+	case $arch in um|x86_64) ;; *) echo "evict-cost: EVICT_COST_ARCHS: no arch '$arch' (um, x86_64)" >&2; exit 2 ;; esac
+done
 kinds=(base)
 series=
 if series=$(git -C "$kdir" rev-parse -q --verify "$series_rev^{commit}"); then
@@ -57,6 +64,10 @@ if series=$(git -C "$kdir" rev-parse -q --verify "$series_rev^{commit}"); then
 	fi
 else
 	echo "evict-cost: no $series_rev in $kdir: the base alone"
+fi
+if [ "${EVICT_COST_SERIES_ONLY:-0}" = 1 ]; then
+	[ ${#kinds[@]} = 2 ] || { echo "evict-cost: EVICT_COST_SERIES_ONLY=1 but no series" >&2; exit 1; }
+	kinds=(series)
 fi
 
 for kind in "${kinds[@]}"; do
@@ -85,7 +96,7 @@ for kind in "${kinds[@]}"; do
 	grep -E 'bool \(\*repack\)\(' "$tree/include/drm/ttm/ttm_range_manager.h" \
 		>/dev/null && flags+=" -DTTM_EVICT_COST_REPACK"
 	echo "CFLAGS_ttm_evict_cost_test.o :=$flags" >>"$mk"
-	for arch in um x86_64; do
+	for arch in "${archs[@]}"; do
 		log=$out/$kind-$arch.log
 		s=$(date +%s)
 		echo "evict-cost: $kind on $arch ($(git -C "$tree" log -1 --format='%h %s' | cut -c1-50))"
@@ -106,6 +117,17 @@ for kind in "${kinds[@]}"; do
 		echo "evict-cost: $kind on $arch passed ($(( $(date +%s) - s )) s)"
 	done
 done
+if [ ${#kinds[@]} = 1 ] && [ "${kinds[0]}" = series ] || [ ${#archs[@]} = 1 ]; then
+	for arch in "${archs[@]}"; do
+		echo "== $arch (${kinds[*]} alone)"
+		for kind in "${kinds[@]}"; do
+			"$python" "$here/evict-cost.py" --base-name "$kver-$kind" "$out/$kind-$arch.log" \
+				--json "$out/evict-cost-$kind-$arch.json"
+		done
+	done
+	echo "evict-cost: ${kinds[*]} on ${archs[*]} in $(( $(date +%s) - start )) s"
+	exit 0
+fi
 # Struct sizes on x86_64 (pahole over two TTM objects rebuilt with -g; the next
 # kunit.py run rebuilds them without): what every TTM driver pays in memory.
 sizes=$out/struct-sizes.txt
